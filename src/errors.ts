@@ -1,0 +1,68 @@
+/**
+ * A mistake in something the user gave us: a file, an argument, a terminal that cannot prompt.
+ * Rendered as one line, `file:line:col: expected …; got …`, and mapped to exit code 2 by the
+ * CLI. Anything else that escapes is a bug in this tool and is reported as such.
+ */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly col: number | undefined;
+  readonly expected: string;
+  readonly got: string | undefined;
+
+  constructor(
+    where: { file?: string | undefined; line?: number | undefined; col?: number | undefined },
+    expected: string,
+    got?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(formatInputError(where, expected, got), options);
+    this.file = where.file;
+    this.line = where.line;
+    this.col = where.col;
+    this.expected = expected;
+    this.got = got;
+  }
+}
+
+/** `file:line:col: expected …; got …` with the parts that are known. */
+export function formatInputError(
+  where: { file?: string | undefined; line?: number | undefined; col?: number | undefined },
+  expected: string,
+  got?: string,
+): string {
+  let loc = where.file ?? '';
+  if (where.line !== undefined) {
+    loc += `${loc ? ':' : ''}${where.line}`;
+    if (where.col !== undefined) loc += `:${where.col}`;
+  }
+  const body = got === undefined ? `expected ${expected}` : `expected ${expected}; got ${got}`;
+  return loc ? `${loc}: ${body}` : body;
+}
+
+/** Quote a value found in the input for an error message, shortened so the message stays one line. */
+export function shown(value: unknown, max = 60): string {
+  let text: string;
+  if (typeof value === 'string') text = JSON.stringify(value);
+  else if (value === undefined) text = 'nothing';
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  text = text.replace(/[\r\n]+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * A line-oriented parser's complaint about one line it skipped. Parsers return these instead of
+ * throwing, so one odd line never costs the rest of a kernel artifact.
+ */
+export interface LineProblem {
+  line: number;
+  expected: string;
+  got: string;
+}
