@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+import { main } from './cli.js';
+
+// The only module that touches `process`: everything else returns values or throws.
+const code = await main(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  stdin: process.stdin,
+  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
+  env: process.env,
+  cwd: process.cwd(),
+  color: Boolean(process.stdout.isTTY) && process.env.NO_COLOR === undefined,
+});
+process.exitCode = code;

@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+import type { CommandContext } from '../cli.js';
+
+/** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
+export const commands: Array<(ctx: CommandContext) => Command> = [];

@@ -1,0 +1,17 @@
+/**
+ * What a command may touch of the outside world, passed in so that everything below the CLI
+ * stays testable and only src/bin.ts reaches for `process`.
+ */
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdin: NodeJS.ReadableStream;
+  /** stdin and stdout are both terminals (a person can answer prompts). */
+  interactive: boolean;
+  /** stderr is a terminal (progress bars may be drawn). */
+  stderrIsTTY: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Colour on stdout: decided once at the edge from NO_COLOR, --no-color and the terminal. */
+  color: boolean;
+}
