@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Replace `file` with `text` so that a reader (or a crash) only ever sees the old or the new
@@ -8,7 +9,7 @@ import path from 'node:path';
  */
 export async function writeFileAtomic(file: string, text: string, options: { backup?: boolean } = {}): Promise<void> {
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w', 0o644);
   try {
     await handle.writeFile(text, 'utf8');
