@@ -1,0 +1,98 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { MAX_YAML_BYTES, parseYaml } from '../yamlfile.js';
+import { parseCase, type LoadedCase } from './parse.js';
+
+/** Read one case file (refusing oversized files before reading them) and parse it. */
+export async function loadCase(file: string): Promise<LoadedCase> {
+  return parseCase(await readSmallFile(file, 'case file'), file);
+}
+
+/** Read a text file that must be small; a missing path, a directory or a huge file is an InputError. */
+export async function readSmallFile(file: string, what: string): Promise<string> {
+  let stat;
+  try {
+    stat = await fs.stat(file);
+  } catch {
+    throw new InputError({ file }, `an existing ${what}`, 'no such file');
+  }
+  if (stat.isDirectory()) throw new InputError({ file }, `a ${what}`, 'a directory');
+  if (stat.size > MAX_YAML_BYTES) {
+    throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${stat.size} bytes`);
+  }
+  const buf = await fs.readFile(file);
+  if (buf.includes(0)) throw new InputError({ file }, `a ${what} in text`, 'binary data (a NUL byte)');
+  return buf.toString('utf8');
+}
+
+/**
+ * Expand the paths given on the command line: files as they are, directories into their
+ * `*.yaml` / `*.yml` files (recursively, sorted). A missing path or a directory without cases
+ * is an InputError.
+ */
+export async function expandCasePaths(paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    let stat;
+    try {
+      stat = await fs.stat(p);
+    } catch {
+      throw new InputError({ file: p }, 'an existing case file or directory', 'no such file or directory');
+    }
+    if (!stat.isDirectory()) {
+      out.push(p);
+      continue;
+    }
+    const found = await walkYaml(p);
+    if (found.length === 0) throw new InputError({ file: p }, 'a directory holding case files (*.yaml)', 'none');
+    out.push(...found);
+  }
+  return out;
+}
+
+async function walkYaml(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: string[] = [];
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walkYaml(full)));
+    else if (e.isFile() && /\.ya?ml$/.test(e.name) && !e.name.endsWith('.bak')) out.push(full);
+  }
+  return out;
+}
+
+/**
+ * Set fields of a case file (dotted paths), keeping its comments and layout, validate the result
+ * and replace the file atomically (the first replacement keeps the old file as `.bak`).
+ * A new file is created from `initial` when it does not exist yet.
+ */
+export async function updateCaseFile(
+  file: string,
+  updates: Record<string, unknown>,
+  options: { initial?: string; backup?: boolean } = {},
+): Promise<LoadedCase> {
+  let text: string;
+  try {
+    text = await readSmallFile(file, 'case file');
+  } catch (err) {
+    if (options.initial === undefined || !(err instanceof InputError) || err.got !== 'no such file') throw err;
+    text = options.initial;
+  }
+  const next = applyCaseUpdates(text, file, updates);
+  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true });
+  return next;
+}
+
+/** Pure half of updateCaseFile: the new text, validated. */
+export function applyCaseUpdates(text: string, file: string, updates: Record<string, unknown>): LoadedCase {
+  const { doc } = parseYaml(text, file, 'case file');
+  for (const [dotted, value] of Object.entries(updates)) {
+    const keys = dotted.split('.');
+    if (value === undefined) doc.deleteIn(keys);
+    else doc.setIn(keys, value);
+  }
+  return parseCase(doc.toString({ lineWidth: 0 }), file);
+}

@@ -1,0 +1,234 @@
+import { z } from 'zod';
+import { countCpuList } from '../kernel/cpus.js';
+
+/**
+ * The `kretprobe-case/v1` format, defined once: validation (with positions, see parse.ts), the
+ * TypeScript types and the published JSON Schema (schema/kretprobe-case-v1.schema.json) all
+ * come from here. The contract is ../shared/case-format.md: fields are added, never renamed.
+ *
+ * Every leaf may be `unknown` or absent (the same thing) or null (also unknown, except
+ * `probe.target_module`, where null means "built into vmlinux"). Unknown is never read as no.
+ */
+
+export const UNKNOWN = 'unknown' as const;
+
+/** A leaf that may also be unknown. */
+function maybe<T extends z.ZodType>(inner: T, description: string) {
+  return z.union([inner, z.literal(UNKNOWN)]).nullish().describe(description);
+}
+
+const count = (description: string) => maybe(z.number().int().min(0), description);
+const integer = (description: string) => maybe(z.number().int(), description);
+const flag = (description: string) => maybe(z.boolean(), description);
+const text = (description: string) => maybe(z.string().min(1), description);
+
+export const VERDICTS = [
+  'setup-failure',
+  'capacity-missed',
+  'observer-gap',
+  'still-in-flight',
+  'filtered-by-design',
+  'insufficient-evidence',
+  'evidence-of-stall',
+  'fully-observed',
+] as const;
+export type VerdictId = (typeof VERDICTS)[number];
+
+export const CLAIM_KINDS = ['function-stuck', 'deadlock', 'no-misses', 'maxactive-fixed-driver', 'latency-representative', 'other'] as const;
+export type ClaimKind = (typeof CLAIM_KINDS)[number];
+export const JUDGEMENTS = ['supported', 'unsupported', 'overreach'] as const;
+export type Judgement = (typeof JUDGEMENTS)[number];
+
+export const INTERFACES = ['module', 'tracefs', 'perf-probe', 'bpftrace', 'bpf-link', 'other'] as const;
+export const IDENTITIES = ['instance-data', 'task-and-depth', 'task-only', 'global-timestamp', 'none'] as const;
+
+const cpuCount = z
+  .union([
+    z.number().int().min(1),
+    z.string().refine((s) => countCpuList(s) !== undefined, { message: 'a cpulist such as "0-3,8-11"' }),
+  ])
+  .describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)');
+
+const snapshot = z
+  .object({
+    epoch: text('registration epoch label this snapshot was read in'),
+    nmissed: count("the return probe's miss counter (struct kretprobe nmissed, or kprobe_profile's miss column)"),
+    kprobe_nmissed: count("the embedded kprobe's miss counter (struct kprobe nmissed: recursion, other probes active)"),
+    hits: count('hits of the return event (kprobe_profile: returns handled, not entries)'),
+  })
+  .strict();
+
+export const caseSchema = z
+  .object({
+    format: z.literal('kretprobe-case/v1').describe('format and version of this file'),
+    id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { message: 'a kebab-case id' }).describe('unique, kebab-case'),
+    title: z.string().optional().describe('one line that names the investigation'),
+    source: z.string().optional().describe('provenance, free text: lab run, write-up link, ticket'),
+
+    kernel: z
+      .object({
+        release: text('uname -r'),
+        arch: text('uname -m'),
+        possible_cpus: z.union([cpuCount, z.literal(UNKNOWN)]).nullish().describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)'),
+      })
+      .strict()
+      .optional(),
+
+    probe: z
+      .object({
+        interface: maybe(z.enum(INTERFACES), 'how the return probe was made'),
+        target: text('symbol or 0x address'),
+        target_module: z.union([z.string().min(1), z.literal(UNKNOWN)]).nullish().describe('module owning the symbol; null = vmlinux'),
+        registration: z
+          .object({
+            result: text('ok, or the errno name the registration failed with (EINVAL, ENOENT, E2BIG, ...)'),
+            epoch: text('a label; a new registration is a new epoch'),
+            reason: text('what the kernel said (error_log reason, dmesg line)'),
+          })
+          .strict()
+          .optional(),
+        armed: flag('the probe was enabled and live during the test (not [DISABLED], not [GONE])'),
+        maxactive: z
+          .object({
+            requested: integer('as written; <= 0 means "default" in the C API'),
+            effective: count('what the kernel reports or used'),
+          })
+          .strict()
+          .optional(),
+        entry_handler: z
+          .object({
+            present: flag('an entry handler runs for admitted calls'),
+            can_filter: flag('it may return nonzero to reject a call'),
+          })
+          .strict()
+          .optional(),
+        handler: z
+          .object({
+            may_sleep: flag('a handler may sleep'),
+            blocking_locks: flag('a handler takes a blocking lock or semaphore'),
+            does_io: flag('a handler waits for I/O'),
+            heavy_printk: flag('a handler prints heavily (printk per call)'),
+            bounded_storage: flag('records go to bounded, reviewed storage'),
+          })
+          .strict()
+          .optional(),
+        per_instance_data: flag('data_size > 0 binds entry and return of one instance'),
+      })
+      .strict()
+      .optional(),
+
+    coverage: z
+      .object({
+        blacklisted: flag('the target is on the kprobe blacklist'),
+        inlined_call_sites: maybe(z.enum(['none', 'some']), 'inline copies of the target the probe cannot see'),
+        clones: z.union([z.array(z.string().min(1)), z.literal(UNKNOWN)]).nullish().describe('compiler clones found in kallsyms (.isra, .constprop, .part, .cold)'),
+        unusual_return: flag('noreturn, longjmp-like or other exits that bypass the return'),
+        arch_restrictions_checked: flag('the architecture restrictions for return probes were checked'),
+      })
+      .strict()
+      .optional(),
+
+    concurrency: z
+      .object({
+        target_sleeps: flag('the target has a blocking point'),
+        workers: count('tasks that may call the target at once'),
+        concurrent_fds: count('file descriptors (or requests) in flight at once'),
+        recursion_depth: count('deepest nesting of the target within one task'),
+        estimated_max_overlap: count('the caller model\'s maximum of admitted calls at once'),
+        observed_high_water: count('most accepted instances outstanding at once, measured'),
+        capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
+      })
+      .strict()
+      .optional(),
+
+    counters: z
+      .object({
+        source: maybe(z.enum(['module-field', 'kprobe_profile', 'bpf-link']), 'where the miss counters were read'),
+        start: snapshot.optional(),
+        end: snapshot.optional(),
+      })
+      .strict()
+      .optional(),
+
+    ledger: z
+      .object({
+        eligible: count('operations that should have reached the target'),
+        identity: maybe(z.enum(IDENTITIES), 'how entry and return of one call are bound'),
+        entries: count('entry records of accepted instances'),
+        entry_events: count('hits of a separate entry probe (fires also for calls the return probe missed)'),
+        returns: count('return records'),
+        filtered: count('calls rejected on purpose by the entry handler'),
+        in_flight_at_stop: count('accepted calls with no return yet when capture stopped'),
+        workload_quiesced: flag('the owned workload was drained before deciding'),
+        no_probe_evidence: count('operations in the independent ledger with no probe record at all'),
+        completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
+        foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
+        ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
+      })
+      .strict()
+      .optional(),
+
+    latency: z
+      .object({
+        reported: flag('durations were reported'),
+        from: maybe(z.enum(['admitted', 'all']), 'which calls the durations come from'),
+        coverage_reported: flag('eligible, accepted, misses, filtered and incomplete were reported with them'),
+        count: count('admitted pairs the distribution was computed from'),
+        p50_ns: count('median duration'),
+        p90_ns: count('90th percentile duration'),
+        p99_ns: count('99th percentile duration'),
+        max_ns: count('longest duration'),
+      })
+      .strict()
+      .optional(),
+
+    fixture: z
+      .object({
+        synthetic: flag('a disposable test function, not a live driver path'),
+        gated: flag('calls are held at an explicit gate inside the function body'),
+        overlap_verified: flag('all gated calls were verified to be outstanding at once'),
+        gate_holds_shared_resource: flag('the gate holds something the controller or other callers need'),
+        live_driver_path: flag('the wait was fabricated on a live driver path'),
+      })
+      .strict()
+      .optional(),
+
+    claims: z
+      .array(
+        z
+          .object({
+            kind: z.enum(CLAIM_KINDS).describe('what the write-up concluded'),
+            text: z.string().optional().describe('the write-up\'s words'),
+          })
+          .strict(),
+      )
+      .optional(),
+
+    provenance: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('where each fact came from: fact path -> "file:line" (written by case from-bundle)'),
+
+    expected: z
+      .object({
+        verdict: z.enum(VERDICTS).optional(),
+        rules: z.array(z.string()).optional(),
+        claims: z.array(z.enum(JUDGEMENTS)).optional(),
+      })
+      .strict()
+      .optional()
+      .describe('only in reference cases shipped with the project'),
+  })
+  .strict();
+
+export type Case = z.infer<typeof caseSchema>;
+
+/** The JSON Schema published for editors, derived from the same definition. */
+export function caseJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(caseSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    ...schema,
+    $id: 'https://kretprobe-triage.invalid/schema/kretprobe-case-v1.schema.json',
+    title: 'kretprobe-triage case file (kretprobe-case/v1)',
+  };
+}

@@ -1,0 +1,211 @@
+import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { z } from 'zod';
+import { InputError, shown } from './errors.js';
+
+/** Larger YAML files are refused before parsing: cases and rules are small, a 50 MB one is a mistake. */
+export const MAX_YAML_BYTES = 1024 * 1024;
+
+export interface YamlFile {
+  file: string;
+  text: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+  value: unknown;
+}
+
+/** Position of a byte offset as 1-based line and column. */
+export function positionOf(lines: LineCounter, offset: number): { line: number; col: number } {
+  const p = lines.linePos(offset);
+  return { line: p.line, col: p.col };
+}
+
+/**
+ * Parse YAML text into a document that keeps positions, refusing what YAML allows but a case or
+ * rule must not have: duplicate keys, several documents, alias expansion beyond a small budget
+ * (the "billion laughs" bomb), files over MAX_YAML_BYTES.
+ */
+export function parseYaml(text: string, file: string, what: string): YamlFile {
+  if (text.length > MAX_YAML_BYTES) {
+    throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const problem = doc.errors[0];
+  if (problem) {
+    const at = positionOf(lines, problem.pos[0]);
+    const message = problem.message.split('\n')[0]!.replace(/\s+at line \d+, column \d+.*$/, '');
+    throw new InputError({ file, ...at }, `valid YAML`, message);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 50 });
+  } catch (err) {
+    if (err instanceof ReferenceError) {
+      const first = /[&*][\w-]+/.exec(text);
+      const at = first ? positionOf(lines, first.index) : { line: 1, col: 1 };
+      throw new InputError({ file, ...at }, 'YAML whose aliases expand to a small document', 'an alias bomb (aliases expanding past 50 uses)', { cause: err });
+    }
+    throw new InputError({ file }, 'valid YAML', (err as Error).message, { cause: err });
+  }
+  return { file, text, doc, lines, value };
+}
+
+/** The node at a path, or the deepest existing ancestor (a missing key is reported at its map). */
+export function nodeAt(doc: Document.Parsed, path: ReadonlyArray<PropertyKey>): { node: Node | undefined; found: boolean } {
+  let current: unknown = doc.contents;
+  let last: Node | undefined = isNode(current) ? current : undefined;
+  for (const key of path) {
+    if (!isNode(current)) return { node: last, found: false };
+    const next = (current as unknown as { get?: (k: unknown, keep: boolean) => unknown }).get?.(key, true);
+    if (next === undefined) return { node: last, found: false };
+    current = next;
+    if (isNode(current)) last = current;
+  }
+  return { node: last, found: true };
+}
+
+/** The key node of a map entry (so "unknown field" errors point at the key, not the value). */
+export function keyNodeAt(doc: Document.Parsed, path: ReadonlyArray<PropertyKey>, key: string): Node | undefined {
+  const { node } = nodeAt(doc, path);
+  if (!isMap(node)) return undefined;
+  for (const pair of node.items) {
+    if (isPair(pair) && isScalar(pair.key) && pair.key.value === key) return pair.key;
+  }
+  return undefined;
+}
+
+export function rangeStart(node: Node | undefined): number {
+  return node?.range?.[0] ?? 0;
+}
+
+/** Validate a parsed YAML value against a zod schema; the first problem becomes a positioned InputError. */
+export function validateYaml<S extends z.ZodType>(schema: S, yaml: YamlFile): z.infer<S> {
+  const result = schema.safeParse(yaml.value);
+  if (result.success) return result.data;
+  const issue = pickIssue(result.error.issues, yaml);
+  throw issueToError(schema, yaml, issue);
+}
+
+type Issue = z.core.$ZodIssue;
+
+function pickIssue(issues: Issue[], yaml: YamlFile): Issue {
+  // Report the problem that comes first in the file, as a reader scans it.
+  let best = issues[0]!;
+  let bestPos = Infinity;
+  for (const issue of issues) {
+    const pos = issue.code === 'unrecognized_keys'
+      ? rangeStart(keyNodeAt(yaml.doc, issue.path, String(issue.keys[0])))
+      : rangeStart(nodeAt(yaml.doc, issue.path).node);
+    if (pos < bestPos) {
+      best = issue;
+      bestPos = pos;
+    }
+  }
+  return best;
+}
+
+function issueToError(schema: z.ZodType, yaml: YamlFile, issue: Issue): InputError {
+  const where = (node: Node | undefined) => ({ file: yaml.file, ...positionOf(yaml.lines, rangeStart(node)) });
+  const dotted = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const key = String(issue.keys[0]);
+    const parent = schemaAt(schema, issue.path);
+    const known = parent ? objectKeys(parent) : [];
+    const inside = dotted ? ` of ${dotted}` : '';
+    return new InputError(where(keyNodeAt(yaml.doc, issue.path, key) ?? nodeAt(yaml.doc, issue.path).node),
+      `a field${inside} (${known.join(', ')})`, `unknown field ${shown(key)}`);
+  }
+  const { node, found } = nodeAt(yaml.doc, issue.path);
+  const leaf = schemaAt(schema, issue.path);
+  const expected = leaf ? describeExpected(leaf) : issue.message;
+  const label = dotted ? `${dotted}: ` : '';
+  if (!found) return new InputError(where(node), `${label}${expected}`, 'nothing (the field is missing)');
+  const got = node && node.range ? yaml.text.slice(node.range[0], node.range[1]).trim() : shown(undefined);
+  const refinement = issue.code === 'custom' ? ` (${issue.message})` : '';
+  return new InputError(where(node), `${label}${expected}${refinement}`, got.length > 60 ? `${got.slice(0, 59)}…` : got || 'an empty value');
+}
+
+// --- reading zod 4 schema definitions, to say in words what a field expects ---------------------
+
+interface Def { type: string; [k: string]: unknown }
+const defOf = (s: unknown): Def => (s as { _zod: { def: Def } })._zod.def;
+
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s;
+  for (;;) {
+    const def = defOf(cur);
+    if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly') cur = def.innerType as z.ZodType;
+    else return cur;
+  }
+}
+
+function schemaAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = schema;
+  for (const key of path) {
+    if (!cur) return undefined;
+    cur = step(unwrap(cur), key);
+  }
+  return cur;
+}
+
+function step(s: z.ZodType, key: PropertyKey): z.ZodType | undefined {
+  const def = defOf(s);
+  switch (def.type) {
+    case 'object':
+      return (def.shape as Record<string, z.ZodType>)[String(key)];
+    case 'array':
+      return def.element as z.ZodType;
+    case 'record':
+      return def.valueType as z.ZodType;
+    case 'union':
+      for (const option of def.options as z.ZodType[]) {
+        const found = step(unwrap(option), key);
+        if (found) return found;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function objectKeys(s: z.ZodType): string[] {
+  const def = defOf(unwrap(s));
+  return def.type === 'object' ? Object.keys(def.shape as object) : [];
+}
+
+/** "a whole number >= 0 or unknown", "one of module | tracefs | ... or unknown", ... */
+export function describeExpected(s: z.ZodType): string {
+  const inner = unwrap(s);
+  const def = defOf(inner);
+  switch (def.type) {
+    case 'union': {
+      const parts = (def.options as z.ZodType[]).map(describeExpected);
+      return [...new Set(parts)].join(' or ');
+    }
+    case 'literal':
+      return (def.values as unknown[]).map((v) => String(v)).join(' | ');
+    case 'enum':
+      return `one of ${Object.values(def.entries as Record<string, string>).join(' | ')}`;
+    case 'number': {
+      const checks = ((def.checks ?? []) as Array<{ _zod: { def: { check: string; value?: number; inclusive?: boolean; format?: string } } }>).map((c) => c._zod.def);
+      const isInt = checks.some((c) => c.check === 'number_format' && c.format?.includes('int'));
+      const min = checks.find((c) => c.check === 'greater_than');
+      const base = isInt ? 'a whole number' : 'a number';
+      return min ? `${base} >= ${min.value}` : base;
+    }
+    case 'int':
+      return 'a whole number';
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return 'a string';
+    case 'array':
+      return `a list of ${describeExpected(def.element as z.ZodType).replace(/^an? /, '')}s`;
+    case 'object':
+      return 'a mapping';
+    case 'record':
+      return 'a mapping of strings';
+    default:
+      return def.type;
+  }
+}
