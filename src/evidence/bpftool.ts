@@ -1,0 +1,105 @@
+import type { LineProblem } from '../errors.js';
+import { shown } from '../errors.js';
+import { numberedLines, parseCounter, problem } from './lines.js';
+
+/** A BPF link as `bpftool link show` describes it; kprobe fields only for kprobe perf links. */
+export interface BpfLink {
+  line: number;
+  id: number;
+  type: string;
+  progId?: number;
+  kprobe?: {
+    retprobe: boolean;
+    func?: string;
+    offset: number;
+    address?: string;
+    /**
+     * trace_kprobe_missed(): kp.nmissed + rp.nmissed, the same sum as kprobe_profile. Plain
+     * output prints it only when nonzero, so an absent word reads 0 with `missedPrinted` false;
+     * JSON from a bpftool or kernel older than 6.7 has no field, and then it stays absent.
+     */
+    missed?: number;
+    missedPrinted: boolean;
+  };
+}
+
+export interface BpftoolResult {
+  links: BpfLink[];
+  problems: LineProblem[];
+}
+
+/** Parse plain `bpftool link show` output. Detail lines of other link types are kept out. */
+export function parseBpftoolLinks(text: string): BpftoolResult {
+  const links: BpfLink[] = [];
+  const problems: LineProblem[] = [];
+  let current: BpfLink | undefined;
+  for (const { no, text: line } of numberedLines(text)) {
+    if (line.trim() === '') continue;
+    const header = /^([0-9]+): (\S+)(?:\s+prog ([0-9]+))?/.exec(line);
+    if (header) {
+      current = { line: no, id: Number(header[1]), type: header[2] ?? '' };
+      if (header[3] !== undefined) current.progId = Number(header[3]);
+      links.push(current);
+      continue;
+    }
+    if (current && /^\s/.test(line)) {
+      const k = /^\s+(kprobe|kretprobe) (?:([0-9a-fA-F]+) )?([A-Za-z_.$][A-Za-z0-9_.$]*)(?:\+(0x[0-9a-fA-F]+))?((?:\s{2}\S+ \S+)*)\s*$/.exec(line);
+      if (k) {
+        const kp: NonNullable<BpfLink['kprobe']> = { retprobe: k[1] === 'kretprobe', func: k[3] ?? '', offset: k[4] ? parseInt(k[4], 16) : 0, missed: 0, missedPrinted: false };
+        if (k[2] !== undefined) kp.address = k[2].toLowerCase();
+        const missed = /\smissed (\S+)/.exec(k[5] ?? '');
+        if (missed) {
+          const value = parseCounter(missed[1] ?? '');
+          if (value === undefined) {
+            problems.push(problem(no, 'a decimal count after "missed"', line));
+            continue;
+          }
+          kp.missed = value;
+          kp.missedPrinted = true;
+        }
+        current.kprobe = kp;
+      }
+      // Other indented lines (pids, multi-probe address lists, tags) belong to the link; not needed here.
+      continue;
+    }
+    problems.push(problem(no, '"ID: TYPE  prog N" or an indented detail line', line));
+  }
+  return { links, problems };
+}
+
+/** Parse `bpftool -j link show` (or `-p`): a JSON array of links. */
+export function parseBpftoolLinksJson(text: string): BpftoolResult {
+  const problems: LineProblem[] = [];
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { links: [], problems: [{ line: 1, expected: 'a JSON array from bpftool -j link show', got: shown(err instanceof Error ? err.message : String(err)) }] };
+  }
+  if (!Array.isArray(data)) return { links: [], problems: [{ line: 1, expected: 'a JSON array of links', got: shown(typeof data) }] };
+  const links: BpfLink[] = [];
+  data.forEach((item: unknown, index) => {
+    const o = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : undefined;
+    if (!o || typeof o.id !== 'number' || typeof o.type !== 'string') {
+      problems.push({ line: 1, expected: `link ${index} with a numeric id and a type`, got: shown(item) });
+      return;
+    }
+    const link: BpfLink = { line: 1, id: o.id, type: o.type };
+    if (typeof o.prog_id === 'number') link.progId = o.prog_id;
+    if (typeof o.func === 'string' && typeof o.retprobe === 'boolean') {
+      // JSON always carries "missed" on kernels and bpftools that know it; older ones leave it out.
+      // The address is a u64 that JSON.parse cannot hold exactly, so it is not kept.
+      const hasMissed = typeof o.missed === 'number' && Number.isSafeInteger(o.missed);
+      const kp: NonNullable<BpfLink['kprobe']> = {
+        retprobe: o.retprobe,
+        func: o.func,
+        offset: typeof o.offset === 'number' ? o.offset : 0,
+        missedPrinted: hasMissed,
+      };
+      if (hasMissed) kp.missed = o.missed as number;
+      link.kprobe = kp;
+    }
+    links.push(link);
+  });
+  return { links, problems };
+}

@@ -1,0 +1,23 @@
+// Kernel artifact parsers: pure text-in, facts-out functions, plus the bundle reader.
+export { parseKprobeEvents, parseKprobeEventLine, eventPath, DEFAULT_KPROBE_GROUP } from './kprobeEvents.js';
+export type { KprobeEventDef, FetchArg, KprobeEventsResult } from './kprobeEvents.js';
+export { parseKprobeProfile } from './kprobeProfile.js';
+export type { KprobeProfileRow, KprobeProfileResult } from './kprobeProfile.js';
+export { parseErrorLog, errnoForReason } from './errorLog.js';
+export type { ErrorLogEntry, ErrorLogResult } from './errorLog.js';
+export { parseKprobesList, isArmed } from './kprobesList.js';
+export type { KprobesListEntry, KprobesListResult, KprobeFlag } from './kprobesList.js';
+export { parseBlacklist, blacklistEntryFor } from './blacklist.js';
+export type { BlacklistEntry, BlacklistResult } from './blacklist.js';
+export { parseCpuPossible } from './cpus.js';
+export type { CpuPossibleResult } from './cpus.js';
+export { parseUnameRelease, parseUnameMachine, parseProcVersion } from './kernelVersion.js';
+export type { UnameResult, UnameMachineResult, ProcVersionResult } from './kernelVersion.js';
+export { parseKernelConfig, KPROBE_CONFIG_OPTIONS } from './kconfig.js';
+export type { KernelConfigResult, ConfigValue } from './kconfig.js';
+export { parseKallsyms } from './kallsyms.js';
+export type { KallsymsSymbol, KallsymsResult } from './kallsyms.js';
+export { parseBpftoolLinks, parseBpftoolLinksJson } from './bpftool.js';
+export type { BpfLink, BpftoolResult } from './bpftool.js';
+export { familyRole, baseSymbol } from './family.js';
+export type { FamilyRole } from './family.js';
