@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../cli.js';
+import { collectCommand } from './collect.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
-export const commands: Array<(ctx: CommandContext) => Command> = [];
+export const commands: Array<(ctx: CommandContext) => Command> = [
+  collectCommand,
+];
