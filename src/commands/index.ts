@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { collectCommand } from './collect.js';
+import { caseCommand } from './case.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
 export const commands: Array<(ctx: CommandContext) => Command> = [
   collectCommand,
+  caseCommand,
 ];

@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import type { CommandContext } from '../cli.js';
+import { caseSchema } from '../case/schema.js';
+import { formatInputError } from '../errors.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { caseFromBundle, type BundleOptions, type CaseObject } from '../evidence/bundle.js';
+
+/** Render a built case as YAML after checking it against the case schema (a mismatch is our bug). */
+export function renderBundleCase(data: CaseObject, bundle: string): string {
+  const checked = caseSchema.safeParse(data);
+  if (!checked.success) {
+    const first = checked.error.issues[0];
+    throw new Error(`case from-bundle built an invalid case at ${first?.path.join('.') ?? '?'}: ${first?.message ?? 'unknown'}`);
+  }
+  const head = `# Built by kretprobe-triage case from-bundle from ${bundle}.\n# provenance: maps each fact to the bundle file:line it was read from; absent facts are unknown.\n`;
+  return head + stringify(data, { lineWidth: 0 });
+}
+
+/** `case`: build case files from evidence. */
+export function caseCommand(ctx: CommandContext): Command {
+  const cmd = new Command('case').description('build kretprobe-case/v1 files from evidence');
+  cmd
+    .command('from-bundle')
+    .description('build a case from a bundle collected by `collect.sh snapshot start|end`')
+    .argument('<dir>', 'bundle directory holding start/ and/or end/')
+    .option('-o, --output <file>', 'write the case here (atomically) instead of stdout')
+    .option('--event <grp/event>', 'the return event (default: from the bundle manifest)')
+    .option('--entry-event <grp/event>', 'the separate entry event on the same function (default: from the manifest)')
+    .option('--symbol <sym>', 'the target function (default: from the manifest)')
+    .option('--definition <text>', 'the probe definition as you wrote it, e.g. "r:kfix/gate pipe_read", for maxactive.requested')
+    .option('--id <id>', 'case id (default: the bundle directory name, kebab-cased)')
+    .option('--title <text>', 'case title')
+    .action(async (dir: string, opts: { output?: string; event?: string; entryEvent?: string; symbol?: string; definition?: string; id?: string; title?: string }) => {
+      const bundle = path.resolve(ctx.io.cwd, dir);
+      const options: BundleOptions = {
+        event: opts.event,
+        entryEvent: opts.entryEvent,
+        symbol: opts.symbol,
+        definition: opts.definition,
+        id: opts.id,
+        title: opts.title,
+      };
+      const { case: data, problems } = await caseFromBundle(bundle, options);
+      for (const p of problems) {
+        ctx.io.stderr(`kretprobe-triage: warning: ${formatInputError({ file: p.file, line: p.line > 0 ? p.line : undefined }, p.expected, p.got)}\n`);
+      }
+      const text = renderBundleCase(data, dir);
+      if (opts.output) await writeFileAtomic(path.resolve(ctx.io.cwd, opts.output), text);
+      else ctx.io.stdout(text);
+      ctx.exit(0);
+    });
+  return cmd;
+}

@@ -1,0 +1,550 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { LineProblem } from '../errors.js';
+import { InputError } from '../errors.js';
+import { parseBlacklist, blacklistEntryFor } from './blacklist.js';
+import { parseCpuPossible } from './cpus.js';
+import { parseErrorLog, errnoForReason, type ErrorLogEntry } from './errorLog.js';
+import { parseKallsyms } from './kallsyms.js';
+import { parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
+import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
+import { parseKprobeProfile, type KprobeProfileRow } from './kprobeProfile.js';
+import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.js';
+import { parseTraceLine, bareEventName, type TraceRecord } from './trace.js';
+import { numberedLines } from './lines.js';
+
+/** The two snapshots a collector run leaves in a bundle (collector/collect.sh). */
+export const PHASES = ['start', 'end'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Files of one snapshot by bundle-relative name within it (`kprobe_profile`, `events/kfix/gate/enable`). */
+export type SnapshotFiles = Record<string, string>;
+
+export interface BundleInput {
+  start?: SnapshotFiles;
+  end?: SnapshotFiles;
+}
+
+export interface BundleOptions {
+  /** The return event, `GRP/EVENT`. Default: the manifest's first event that reads back as `r`. */
+  event?: string | undefined;
+  /** The separate entry event on the same function, `GRP/EVENT`. Default: the manifest's first `p` event on the target. */
+  entryEvent?: string | undefined;
+  /** The target symbol. Default: the manifest's `symbol`. */
+  symbol?: string | undefined;
+  /** The definition as the user wrote it (`r:kfix/gate pipe_read`), for `maxactive.requested`. */
+  definition?: string | undefined;
+  id?: string | undefined;
+  title?: string | undefined;
+  /** Free-text provenance of the case; default names the bundle. */
+  source?: string | undefined;
+}
+
+/** A line the bundle reader skipped or a fact it could not settle, located in the bundle. */
+export interface BundleProblem extends LineProblem {
+  file: string;
+}
+
+/** A plain `kretprobe-case/v1` object (validated by src/case/schema.ts before it is written). */
+export type CaseObject = Record<string, unknown>;
+
+export interface BundleResult {
+  case: CaseObject;
+  problems: BundleProblem[];
+}
+
+interface Manifest {
+  values: Map<string, { value: string; line: number }>;
+}
+
+function parseManifest(text: string | undefined): Manifest {
+  const values = new Map<string, { value: string; line: number }>();
+  if (text === undefined) return { values };
+  for (const { no, text: line } of numberedLines(text)) {
+    const eq = line.indexOf('=');
+    if (eq > 0) values.set(line.slice(0, eq), { value: line.slice(eq + 1), line: no });
+  }
+  return { values };
+}
+
+/** What one snapshot says about the probe, each fact with the file:line it came from. */
+interface SnapshotFacts {
+  phase: Phase;
+  manifest: Manifest;
+  defs?: KprobeEventDef[];
+  profile?: KprobeProfileRow[];
+  list?: KprobesListEntry[];
+  errors?: ErrorLogEntry[];
+}
+
+/** Sets a fact and records where it came from, or leaves both absent. */
+class CaseBuilder {
+  readonly data: CaseObject = {};
+  readonly provenance: Record<string, string> = {};
+
+  set(factPath: string, value: unknown, from: string | undefined): void {
+    if (value === undefined) return;
+    const keys = factPath.split('.');
+    let node = this.data;
+    for (const key of keys.slice(0, -1)) {
+      const next = node[key];
+      if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as CaseObject;
+      else {
+        const fresh: CaseObject = {};
+        node[key] = fresh;
+        node = fresh;
+      }
+    }
+    node[keys[keys.length - 1] as string] = value;
+    if (from !== undefined) this.provenance[factPath] = from;
+  }
+}
+
+/**
+ * Build a `kretprobe-case/v1` object from the parsed snapshots of a bundle. Pure: the texts come
+ * in, nothing is read. A fact the bundle cannot show stays absent (unknown), never zero or false.
+ */
+export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}): BundleResult {
+  const problems: BundleProblem[] = [];
+  const report = (file: string, list: LineProblem[]): void => {
+    for (const p of list) problems.push({ file, ...p });
+  };
+  const b = new CaseBuilder();
+  const phases = PHASES.filter((p) => input[p] !== undefined);
+  const last = phases[phases.length - 1];
+
+  const facts: Partial<Record<Phase, SnapshotFacts>> = {};
+  for (const phase of phases) {
+    const files = input[phase] as SnapshotFiles;
+    const f: SnapshotFacts = { phase, manifest: parseManifest(files.manifest) };
+    if (files.kprobe_events !== undefined) {
+      const r = parseKprobeEvents(files.kprobe_events);
+      report(`${phase}/kprobe_events`, r.problems);
+      f.defs = r.events;
+    }
+    if (files.kprobe_profile !== undefined) {
+      const r = parseKprobeProfile(files.kprobe_profile);
+      report(`${phase}/kprobe_profile`, r.problems);
+      f.profile = r.rows;
+    }
+    if (files.kprobes_list !== undefined) {
+      const r = parseKprobesList(files.kprobes_list);
+      report(`${phase}/kprobes_list`, r.problems);
+      f.list = r.entries;
+    }
+    if (files.error_log !== undefined) {
+      const r = parseErrorLog(files.error_log);
+      report(`${phase}/error_log`, r.problems);
+      f.errors = r.entries;
+    }
+    facts[phase] = f;
+  }
+  const lastFiles = last === undefined ? undefined : input[last];
+  const lastFacts = last === undefined ? undefined : facts[last];
+
+  // Which events and symbol: options first, then the manifest (the collector's arguments).
+  const manifestOf = (key: string): { value: string; from: string } | undefined => {
+    for (const phase of [...phases].reverse()) {
+      const v = facts[phase]?.manifest.values.get(key);
+      if (v !== undefined && v.value !== '') return { value: v.value, from: `${phase}/manifest:${v.line}` };
+    }
+    return undefined;
+  };
+  const manifestEvents = (manifestOf('events')?.value ?? '').split(/\s+/).filter((e) => e !== '');
+  const allDefs = phases.flatMap((p) => facts[p]?.defs ?? []);
+  const defFor = (ev: string): KprobeEventDef | undefined => allDefs.find((d) => d.event !== undefined && `${d.group}/${d.event}` === ev);
+  const returnEvent = opts.event ?? manifestEvents.find((ev) => defFor(ev)?.kind === 'r') ?? manifestEvents[0];
+  const symbolHint = opts.symbol ?? manifestOf('symbol')?.value ?? (returnEvent ? defFor(returnEvent)?.symbol : undefined);
+  const entryEvent =
+    opts.entryEvent ?? manifestEvents.find((ev) => ev !== returnEvent && defFor(ev)?.kind === 'p' && (symbolHint === undefined || defFor(ev)?.symbol === symbolHint));
+
+  // Kernel identity.
+  for (const phase of [...phases].reverse()) {
+    const files = input[phase] as SnapshotFiles;
+    if (files.uname_r !== undefined) {
+      const r = parseUnameRelease(files.uname_r);
+      report(`${phase}/uname_r`, r.problems);
+      if (r.release !== undefined) {
+        b.set('kernel.release', r.release, `${phase}/uname_r:${r.line}`);
+        break;
+      }
+    }
+  }
+  for (const phase of [...phases].reverse()) {
+    const files = input[phase] as SnapshotFiles;
+    if (files.uname_m !== undefined) {
+      const r = parseUnameMachine(files.uname_m);
+      report(`${phase}/uname_m`, r.problems);
+      if (r.arch !== undefined) {
+        b.set('kernel.arch', r.arch, `${phase}/uname_m:${r.line}`);
+        break;
+      }
+    }
+  }
+  let possibleCpus: number | undefined;
+  for (const phase of [...phases].reverse()) {
+    const files = input[phase] as SnapshotFiles;
+    if (files.cpu_possible !== undefined) {
+      const r = parseCpuPossible(files.cpu_possible);
+      report(`${phase}/cpu_possible`, r.problems);
+      if (r.count !== undefined) {
+        possibleCpus = r.count;
+        b.set('kernel.possible_cpus', r.count, `${phase}/cpu_possible:${r.line}`);
+        break;
+      }
+    }
+  }
+
+  // The probe: a tracefs event is what the collector reads.
+  const where = (phase: Phase, file: string, line: number): string => `${phase}/${file}:${line}`;
+  const defAt = (phase: Phase | undefined, ev: string | undefined): KprobeEventDef | undefined =>
+    phase === undefined || ev === undefined ? undefined : facts[phase]?.defs?.find((d) => d.event !== undefined && `${d.group}/${d.event}` === ev);
+  const lastDef = defAt(last, returnEvent);
+  const anyDef = lastDef ?? (returnEvent ? defFor(returnEvent) : undefined);
+  const anyDefPhase = lastDef ? last : phases.find((p) => defAt(p, returnEvent) !== undefined);
+  const eventsFrom = manifestOf('events')?.from;
+  if (returnEvent !== undefined) b.set('probe.interface', 'tracefs', anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : eventsFrom);
+  const target = anyDef?.symbol ?? anyDef?.address ?? symbolHint;
+  b.set('probe.target', target, anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : manifestOf('symbol')?.from);
+
+  // Registration: read back in kprobe_events means the write succeeded; otherwise error_log may say why.
+  const eventsReadable = lastFacts?.defs !== undefined;
+  if (lastDef && last) {
+    b.set('probe.registration.result', 'ok', where(last, 'kprobe_events', lastDef.line));
+  } else if (eventsReadable && last && returnEvent) {
+    const err = findError(lastFacts?.errors ?? [], returnEvent, target);
+    if (err) {
+      const from = where(last, 'error_log', err.line);
+      const errno = errnoForReason(err.reason);
+      b.set('probe.registration.result', errno, from);
+      b.set('probe.registration.reason', err.word ? `${err.reason} (at "${err.word}")` : err.reason, from);
+      if (errno === undefined) problems.push({ file: `${last}/error_log`, line: err.line, expected: 'an error_log reason with a known errno', got: JSON.stringify(err.reason) });
+    }
+  }
+
+  // Module: MOD:SYM in the definition, or the [mod] column of kallsyms; no module there means vmlinux.
+  const kallsymsFamily = (() => {
+    for (const phase of [...phases].reverse()) {
+      const files = input[phase] as SnapshotFiles;
+      if (files.kallsyms !== undefined && target !== undefined) {
+        const r = parseKallsyms(files.kallsyms, target);
+        report(`${phase}/kallsyms`, r.problems);
+        return { phase, ...r };
+      }
+    }
+    return undefined;
+  })();
+  if (anyDef?.module !== undefined && anyDefPhase) b.set('probe.target_module', anyDef.module, where(anyDefPhase, 'kprobe_events', anyDef.line));
+  else {
+    const own = kallsymsFamily?.symbols.find((s) => s.role === 'function');
+    if (own && kallsymsFamily) b.set('probe.target_module', own.module ?? null, where(kallsymsFamily.phase, 'kallsyms', own.line));
+  }
+
+  // Epochs: one registration unless the definition changed, the event vanished or appeared, a
+  // counter went down, or the kernel rebooted between the snapshots.
+  const startFacts = facts.start;
+  const endFacts = facts.end;
+  const profileRow = (f: SnapshotFacts | undefined, ev: string | undefined, file: string): KprobeProfileRow | undefined => {
+    if (!f?.profile || ev === undefined) return undefined;
+    const name = bareEventName(ev);
+    const rows = f.profile.filter((r) => r.event === name);
+    if (rows.length > 1) {
+      problems.push({ file, line: rows[1]?.line ?? 0, expected: `one kprobe_profile row for ${name} (the file shows no group)`, got: `${rows.length} rows` });
+      return undefined;
+    }
+    return rows[0];
+  };
+  const newEpoch = (ev: string | undefined): { changed: boolean; why?: string } => {
+    if (!startFacts || !endFacts || ev === undefined) return { changed: false };
+    const s = defAt('start', ev);
+    const e = defAt('end', ev);
+    if (startFacts.defs && endFacts.defs && (s === undefined) !== (e === undefined)) return { changed: true, why: s ? 'the event vanished' : 'the event appeared' };
+    if (s && e && s.raw !== e.raw) return { changed: true, why: 'the definition changed' };
+    const rs = profileRow(startFacts, ev, 'start/kprobe_profile');
+    const re = profileRow(endFacts, ev, 'end/kprobe_profile');
+    if (rs && re && (re.hits < rs.hits || re.misses < rs.misses)) return { changed: true, why: 'a counter went down' };
+    const us = startFacts.manifest.values.get('uptime_s')?.value;
+    const ue = endFacts.manifest.values.get('uptime_s')?.value;
+    if (us && ue && Number(ue) < Number(us)) return { changed: true, why: 'the machine rebooted' };
+    const ks = startFacts.manifest.values.get('release')?.value;
+    const ke = endFacts.manifest.values.get('release')?.value;
+    if (ks && ke && ks !== ke) return { changed: true, why: 'the kernel changed' };
+    return { changed: false };
+  };
+  const retEpoch = newEpoch(returnEvent);
+  const epochOf = (phase: Phase): string => (phase === 'end' && retEpoch.changed ? 'reg-2' : 'reg-1');
+  const epochFrom = (phase: Phase): string | undefined => {
+    const d = defAt(phase, returnEvent);
+    return d ? where(phase, 'kprobe_events', d.line) : eventsFrom;
+  };
+  if (last && lastDef) b.set('probe.registration.epoch', epochOf(last), epochFrom(last));
+  if (retEpoch.changed) problems.push({ file: 'end/kprobe_events', line: defAt('end', returnEvent)?.line ?? 0, expected: 'one registration across both snapshots', got: `${retEpoch.why ?? 'a new registration'}: start and end are different epochs` });
+
+  // Armed: registered (in kprobes/list as r on the target), not [DISABLED]/[GONE], the event
+  // enabled, and kprobes globally enabled — in every snapshot that shows it.
+  let armed: boolean | undefined;
+  let armedFrom: string | undefined;
+  for (const phase of phases) {
+    const f = facts[phase] as SnapshotFacts;
+    const files = input[phase] as SnapshotFiles;
+    const a = armedIn(phase, f, files, returnEvent, anyDef, target);
+    if (a.value === undefined) continue;
+    // A later snapshot that agrees is the better citation; one that shows the probe not armed wins.
+    if (armed === undefined || armed === a.value || (armed && !a.value)) {
+      armed = a.value;
+      armedFrom = a.from;
+    }
+  }
+  b.set('probe.armed', armed, armedFrom);
+
+  // maxactive: what the kernel reads back, and what the user asked for when we know it.
+  if (opts.definition !== undefined) {
+    const d = parseKprobeEventLine(opts.definition);
+    if (typeof d !== 'string' && d.maxactive !== undefined) b.set('probe.maxactive.requested', d.maxactive, '--definition');
+  }
+  if (lastDef?.kind === 'r' && lastDef.maxactive !== undefined && last) b.set('probe.maxactive.effective', lastDef.maxactive, where(last, 'kprobe_events', lastDef.line));
+
+  // Coverage: blacklist and clones, only when the files were read.
+  if (target !== undefined && /^[A-Za-z_]/.test(target)) {
+    for (const phase of [...phases].reverse()) {
+      const files = input[phase] as SnapshotFiles;
+      if (files.kprobes_blacklist === undefined) continue;
+      const r = parseBlacklist(files.kprobes_blacklist);
+      report(`${phase}/kprobes_blacklist`, r.problems);
+      const hit = blacklistEntryFor(r.entries, target);
+      const total = facts[phase]?.manifest.values.get('kprobes_blacklist_total');
+      if (hit) b.set('coverage.blacklisted', true, where(phase, 'kprobes_blacklist', hit.line));
+      // An empty filtered copy says "not listed" only if the whole list was read and had lines.
+      else if (total && Number(total.value) > 0) b.set('coverage.blacklisted', false, where(phase, 'manifest', total.line));
+      break;
+    }
+    if (kallsymsFamily && kallsymsFamily.symbols.length + kallsymsFamily.padding.length > 0) {
+      const clones = [...new Set(kallsymsFamily.symbols.filter((s) => s.role !== 'function').map((s) => s.name))];
+      const firstClone = kallsymsFamily.symbols.find((s) => s.role !== 'function');
+      const own = kallsymsFamily.symbols.find((s) => s.role === 'function');
+      b.set('coverage.clones', clones, where(kallsymsFamily.phase, 'kallsyms', (firstClone ?? own ?? kallsymsFamily.padding[0])?.line ?? 1));
+    }
+  }
+
+  // Counters: kprobe_profile's miss column of a return event is kp.nmissed + rp.nmissed.
+  const counterSnapshot = (phase: Phase): void => {
+    const row = profileRow(facts[phase], returnEvent, `${phase}/kprobe_profile`);
+    if (!row) return;
+    const from = where(phase, 'kprobe_profile', row.line);
+    b.set(`counters.${phase}.epoch`, epochOf(phase), epochFrom(phase));
+    b.set(`counters.${phase}.nmissed`, row.misses, from);
+    b.set(`counters.${phase}.hits`, row.hits, from);
+  };
+  for (const phase of phases) counterSnapshot(phase);
+  if (b.data.counters) b.set('counters.source', 'kprobe_profile', last ? `${last}/kprobe_profile` : undefined);
+
+  // Entry events: hits of the separate entry kprobe within one of its registrations.
+  // A re-registration resets every event the user re-added, so a new return-event epoch makes the entry delta suspect too.
+  if (entryEvent !== undefined && startFacts && endFacts && !retEpoch.changed && !newEpoch(entryEvent).changed) {
+    const rs = profileRow(startFacts, entryEvent, 'start/kprobe_profile');
+    const re = profileRow(endFacts, entryEvent, 'end/kprobe_profile');
+    if (rs && re) b.set('ledger.entry_events', re.hits - rs.hits, `start/kprobe_profile:${rs.line},end/kprobe_profile:${re.line}`);
+  }
+
+  // Trace records in the last snapshot, after the last record the start snapshot already held.
+  // Only for a defined event: a failed registration has no records to count, not zero of them.
+  if (lastFiles?.trace !== undefined && last && returnEvent !== undefined && lastDef) {
+    const names = { returnEvent: bareEventName(returnEvent), entryEvent: entryEvent === undefined ? undefined : bareEventName(entryEvent) };
+    const parsed = traceRecords(lastFiles.trace, names);
+    report(`${last}/trace`, parsed.problems);
+    let cutoff = -1;
+    if (last === 'end' && input.start?.trace !== undefined) {
+      for (const r of traceRecords(input.start.trace, names).records) cutoff = Math.max(cutoff, r.record.tsNs);
+    }
+    const isMine = (name: string): boolean => bareEventName(name) === names.returnEvent || bareEventName(name) === names.entryEvent;
+    const records = parsed.records.filter((r) => r.record.tsNs > cutoff && isMine(r.record.event));
+    const bound = Number(lastFacts?.manifest.values.get('trace_lines')?.value ?? NaN);
+    if (parsed.lost > 0) {
+      problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${parsed.lost} events lost: record counts left unknown` });
+    } else if (parsed.lines >= bound && !parsed.records.some((r) => r.record.tsNs <= cutoff)) {
+      // A tail at the bound may have cut records off; only an overlap with the start snapshot's last record proves it did not.
+      problems.push({ file: `${last}/trace`, line: parsed.lines, expected: `a trace shorter than the --trace-lines bound (${bound})`, got: 'a cut tail: record counts left unknown' });
+    } else {
+      const span = (rs: typeof records): string =>
+        rs.length === 0 ? `${last}/trace` : `${last}/trace:${rs[0]?.line ?? 0}-${rs[rs.length - 1]?.line ?? 0}`;
+      const entries = records.filter((r) => r.record.kind === 'entry' && bareEventName(r.record.event) === names.entryEvent);
+      const returns = records.filter((r) => r.record.kind === 'return' && bareEventName(r.record.event) === names.returnEvent);
+      if (entryEvent !== undefined) b.set('ledger.entries', entries.length, span(entries));
+      b.set('ledger.returns', returns.length, span(returns));
+    }
+  }
+
+  const id = opts.id ?? 'bundle';
+  const start = facts.start?.manifest.values.get('time_utc')?.value;
+  const end = facts.end?.manifest.values.get('time_utc')?.value;
+  const header: CaseObject = {
+    format: 'kretprobe-case/v1',
+    id,
+    title: opts.title ?? `Bundle: ${returnEvent ?? 'unknown event'} on ${target ?? 'unknown target'}`,
+    source: opts.source ?? `case from-bundle${start ? `; start ${start}` : ''}${end ? `; end ${end}` : ''}`,
+  };
+  const out: CaseObject = ordered({ ...header, ...b.data }, CASE_ORDER);
+  if (out.probe) out.probe = ordered(out.probe as CaseObject, PROBE_ORDER);
+  if (out.counters) out.counters = ordered(out.counters as CaseObject, ['source', 'start', 'end']);
+  if (Object.keys(b.provenance).length > 0) out.provenance = b.provenance;
+  return { case: out, problems };
+}
+
+/** case-format.md order, so a built case reads like a hand-written one. */
+const CASE_ORDER = ['format', 'id', 'title', 'source', 'kernel', 'probe', 'coverage', 'concurrency', 'counters', 'ledger'];
+const PROBE_ORDER = ['interface', 'target', 'target_module', 'registration', 'armed', 'maxactive'];
+
+function ordered(obj: CaseObject, order: string[]): CaseObject {
+  const out: CaseObject = {};
+  for (const k of order) if (k in obj) out[k] = obj[k];
+  for (const [k, v] of Object.entries(obj)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+/** Trace records with their line numbers (src/evidence/trace.ts parses each line). */
+function traceRecords(
+  text: string,
+  opts: { entryEvent?: string | undefined; returnEvent?: string | undefined },
+): { records: Array<{ line: number; record: TraceRecord }>; problems: LineProblem[]; lost: number; lostLine: number; lines: number } {
+  const out = { records: [] as Array<{ line: number; record: TraceRecord }>, problems: [] as LineProblem[], lost: 0, lostLine: 0, lines: 0 };
+  for (const { no, text: line } of numberedLines(text)) {
+    out.lines = no;
+    const r = parseTraceLine(line, opts);
+    if (r === null || r.kind === 'other') continue;
+    if (r.kind === 'problem') out.problems.push({ line: no, expected: r.expected, got: r.got });
+    else if (r.kind === 'lost') {
+      out.lost += r.count;
+      if (out.lostLine === 0) out.lostLine = no;
+    } else out.records.push({ line: no, record: r });
+  }
+  return out;
+}
+
+function findError(entries: ErrorLogEntry[], event: string, target: string | undefined): ErrorLogEntry | undefined {
+  for (const e of [...entries].reverse()) {
+    if (e.command === undefined) continue;
+    const d = parseKprobeEventLine(e.command);
+    if (typeof d !== 'string') {
+      if (d.event !== undefined && `${d.group}/${d.event}` === event) return e;
+      if (d.eventDefaulted && target !== undefined && d.symbol === target) return e;
+    } else if (e.command.includes(event)) return e;
+  }
+  return undefined;
+}
+
+function armedIn(
+  phase: Phase,
+  f: SnapshotFacts,
+  files: SnapshotFiles,
+  event: string | undefined,
+  def: KprobeEventDef | undefined,
+  target: string | undefined,
+): { value?: boolean; from?: string } {
+  if (event === undefined) return {};
+  const own = f.defs?.find((d) => d.event !== undefined && `${d.group}/${d.event}` === event);
+  if (f.defs && !own) return { value: false, from: `${phase}/kprobe_events` };
+  const enable = files[`events/${event}/enable`];
+  if (enable !== undefined && enable.trim() === '0') return { value: false, from: `${phase}/events/${event}/enable:1` };
+  const globally = files.kprobes_enabled;
+  if (globally !== undefined && globally.trim() === '0') return { value: false, from: `${phase}/kprobes_enabled:1` };
+  if (!f.list || target === undefined) return {};
+  const kind = (own ?? def)?.kind === 'p' ? 'k' : 'r';
+  const listed = f.list.filter((e) => e.symbol === target && e.type === kind);
+  if (listed.length === 0) return { value: false, from: `${phase}/kprobes_list` };
+  const live = listed.find(isArmed);
+  if (!live) return { value: false, from: `${phase}/kprobes_list:${listed[0]?.line ?? 1}` };
+  if (enable === undefined) return {};
+  return { value: true, from: `${phase}/kprobes_list:${live.line}` };
+}
+
+/** Files a snapshot may hold (collector/collect.sh), besides `events/GRP/EVENT/enable`. */
+const SNAPSHOT_FILES = [
+  'manifest',
+  'missing',
+  'uname_r',
+  'uname_m',
+  'proc_version',
+  'cpu_possible',
+  'config',
+  'kprobe_events',
+  'kprobe_profile',
+  'error_log',
+  'trace',
+  'tracing_on',
+  'kprobes_list',
+  'kprobes_enabled',
+  'kprobes_blacklist',
+  'kallsyms',
+];
+
+/** Largest snapshot file read: the collector bounds the trace tail far below this. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Read one snapshot directory into its files; absent files stay absent. */
+export async function readSnapshot(dir: string): Promise<SnapshotFiles> {
+  const files: SnapshotFiles = {};
+  for (const name of SNAPSHOT_FILES) {
+    const text = await readIfPresent(path.join(dir, name));
+    if (text !== undefined) files[name] = text;
+  }
+  const eventsDir = path.join(dir, 'events');
+  let groups: string[] = [];
+  try {
+    groups = await fs.readdir(eventsDir);
+  } catch {
+    groups = [];
+  }
+  for (const group of groups.sort()) {
+    let events: string[] = [];
+    try {
+      events = await fs.readdir(path.join(eventsDir, group));
+    } catch {
+      continue;
+    }
+    for (const event of events.sort()) {
+      const text = await readIfPresent(path.join(eventsDir, group, event, 'enable'));
+      if (text !== undefined) files[`events/${group}/${event}/enable`] = text;
+    }
+  }
+  return files;
+}
+
+async function readIfPresent(file: string): Promise<string | undefined> {
+  let stat;
+  try {
+    stat = await fs.stat(file);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFile()) return undefined;
+  if (stat.size > MAX_FILE_BYTES) throw new InputError({ file }, `a snapshot file of at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`, `${stat.size} bytes`);
+  return fs.readFile(file, 'utf8');
+}
+
+/**
+ * Read a bundle directory (`DIR/start`, `DIR/end`, as collector/collect.sh writes it) and build
+ * its case. At least one snapshot must be there.
+ */
+export async function caseFromBundle(dir: string, opts: BundleOptions = {}): Promise<BundleResult> {
+  let stat;
+  try {
+    stat = await fs.stat(dir);
+  } catch {
+    throw new InputError({ file: dir }, 'a bundle directory (DIR/start, DIR/end from collect.sh)', 'no such directory');
+  }
+  if (!stat.isDirectory()) throw new InputError({ file: dir }, 'a bundle directory (DIR/start, DIR/end from collect.sh)', 'a file');
+  const input: BundleInput = {};
+  for (const phase of PHASES) {
+    const sub = path.join(dir, phase);
+    const s = await fs.stat(sub).catch(() => undefined);
+    if (s?.isDirectory()) input[phase] = await readSnapshot(sub);
+  }
+  if (!input.start && !input.end) throw new InputError({ file: dir }, 'a start/ or end/ snapshot directory inside the bundle', 'neither');
+  const id = opts.id ?? kebab(path.basename(path.resolve(dir)));
+  return caseFromSnapshots(input, { ...opts, id, source: opts.source ?? undefined });
+}
+
+function kebab(name: string): string {
+  const k = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return k === '' ? 'bundle' : k;
+}
