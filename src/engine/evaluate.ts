@@ -1,0 +1,147 @@
+import { Engine, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
+import type { Facts, FactValue } from '../facts/facts.js';
+import type { Condition, Leaf, Operator } from '../rules/schema.js';
+
+/**
+ * Three-valued evaluation on top of json-rules-engine. Unknown facts are handed to the engine as
+ * null; every operator answers false on null, so the engine's own boolean is only a lower bound.
+ * The real answer comes from the engine's annotated result tree (each leaf's factResult and
+ * valueResult) folded with Kleene logic: a leaf over an unknown fact is unknown, `all` is false
+ * if any part is false, `any` is true if any part is true, otherwise unknown.
+ * (allowUndefinedFacts is deliberately not the mechanism: an unknown is a value here.)
+ */
+
+export type Truth = 'true' | 'false' | 'unknown';
+
+export interface Outcome {
+  truth: Truth;
+  /** When true: every fact value that made it so. When unknown/false: the known values read. */
+  facts: Record<string, FactValue>;
+  /** When unknown: the facts whose values would decide it. */
+  unknownFacts: string[];
+}
+
+export interface CompiledCondition {
+  id: string;
+  when: Condition;
+}
+
+const same = (a: unknown, b: unknown) => a === b;
+const cmp = (f: (a: number, b: number) => boolean) => (a: unknown, b: unknown) => typeof a === 'number' && typeof b === 'number' && f(a, b);
+const BASE: Record<Operator, (a: unknown, b: unknown) => boolean> = {
+  equal: same,
+  notEqual: (a, b) => a !== b,
+  lessThan: cmp((a, b) => a < b),
+  lessThanInclusive: cmp((a, b) => a <= b),
+  greaterThan: cmp((a, b) => a > b),
+  greaterThanInclusive: cmp((a, b) => a >= b),
+  in: (a, b) => Array.isArray(b) && b.includes(a),
+  notIn: (a, b) => Array.isArray(b) && !b.includes(a),
+  contains: (a, b) => Array.isArray(a) && a.includes(b),
+  doesNotContain: (a, b) => Array.isArray(a) && !a.includes(b),
+};
+
+function toEngine(c: Condition): TopLevelCondition | Record<string, unknown> {
+  if ('all' in c) return { all: c.all.map(toEngine) };
+  if ('any' in c) return { any: c.any.map(toEngine) };
+  if ('not' in c) return { not: toEngine(c.not) };
+  return { fact: c.fact, operator: c.operator, value: c.value };
+}
+
+function topLevel(c: Condition): TopLevelCondition {
+  const e = toEngine(c);
+  return ('all' in c || 'any' in c || 'not' in c ? e : { all: [e] }) as TopLevelCondition;
+}
+
+export function factsOf(c: Condition, out = new Set<string>()): Set<string> {
+  if ('all' in c) c.all.forEach((x) => factsOf(x, out));
+  else if ('any' in c) c.any.forEach((x) => factsOf(x, out));
+  else if ('not' in c) factsOf(c.not, out);
+  else {
+    out.add(c.fact);
+    if (c.value && typeof c.value === 'object' && !Array.isArray(c.value)) out.add(c.value.fact);
+  }
+  return out;
+}
+
+/** A json-rules-engine instance holding a fixed set of conditions, reused for every case. */
+export class ConditionRunner {
+  private readonly engine: Engine;
+  private readonly referenced: string[];
+  private readonly byId = new Map<string, CompiledCondition>();
+
+  constructor(conditions: CompiledCondition[]) {
+    this.engine = new Engine([], { allowUndefinedFacts: false, replaceFactsInEventParams: false });
+    for (const [name, base] of Object.entries(BASE)) {
+      this.engine.addOperator(name, (a: unknown, b: unknown) => a !== null && b !== null && base(a, b));
+    }
+    const referenced = new Set<string>();
+    for (const c of conditions) {
+      this.byId.set(c.id, c);
+      factsOf(c.when, referenced);
+      const rule: RuleProperties = { name: c.id, conditions: topLevel(c.when), event: { type: c.id } };
+      this.engine.addRule(rule);
+    }
+    this.referenced = [...referenced];
+  }
+
+  /** Evaluate every condition against the facts (plus extra known facts); one outcome per id. */
+  async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
+    const input: Record<string, unknown> = {};
+    for (const name of this.referenced) input[name] = extra[name] ?? facts.values.get(name) ?? null;
+    const { results, failureResults } = await this.engine.run(input);
+    const out = new Map<string, Outcome>();
+    for (const r of [...results, ...failureResults]) {
+      const id = r.name as string;
+      out.set(id, fold(r.conditions as unknown as Annotated));
+    }
+    return out;
+  }
+}
+
+interface Annotated {
+  all?: Annotated[];
+  any?: Annotated[];
+  not?: Annotated;
+  fact?: string;
+  operator?: string;
+  value?: unknown;
+  factResult?: unknown;
+  valueResult?: unknown;
+  result?: boolean;
+}
+
+/** Kleene fold of an annotated condition tree, with the facts that justify the answer. */
+export function fold(c: Annotated): Outcome {
+  if (c.all || c.any) {
+    const parts = (c.all ?? c.any)!.map(fold);
+    const isAll = Boolean(c.all);
+    const decisive: Truth = isAll ? 'false' : 'true';
+    const hits = parts.filter((p) => p.truth === decisive);
+    if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
+    const unknown = parts.filter((p) => p.truth === 'unknown');
+    if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
+    return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
+  }
+  if (c.not) {
+    const inner = fold(c.not);
+    const truth: Truth = inner.truth === 'unknown' ? 'unknown' : inner.truth === 'true' ? 'false' : 'true';
+    return { ...inner, truth };
+  }
+  const leaf = c as Leaf & Annotated;
+  const ref = leaf.value && typeof leaf.value === 'object' && !Array.isArray(leaf.value) ? (leaf.value as { fact: string }).fact : undefined;
+  const unknownFacts: string[] = [];
+  const facts: Record<string, FactValue> = {};
+  if (leaf.factResult === null || leaf.factResult === undefined) unknownFacts.push(leaf.fact);
+  else facts[leaf.fact] = leaf.factResult as FactValue;
+  if (ref !== undefined) {
+    if (leaf.valueResult === null || leaf.valueResult === undefined) unknownFacts.push(ref);
+    else facts[ref] = leaf.valueResult as FactValue;
+  }
+  if (unknownFacts.length) return { truth: 'unknown', facts, unknownFacts };
+  return { truth: leaf.result ? 'true' : 'false', facts, unknownFacts: [] };
+}
+
+function merge(parts: Outcome[]): Record<string, FactValue> {
+  return Object.assign({}, ...parts.map((p) => p.facts));
+}

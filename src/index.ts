@@ -1,0 +1,34 @@
+/**
+ * kretprobe-triage as a library. The CLI uses exactly this: load rules, load a case, evaluate.
+ */
+import type { Case } from './case/schema.js';
+import type { LoadedCase } from './case/parse.js';
+import { loadRules as readRules, type RuleSet } from './rules/load.js';
+import { compileRules, judgeCase, type CaseVerdict, type CompiledRules } from './verdict/verdict.js';
+
+export { loadCase, updateCaseFile, expandCasePaths } from './case/load.js';
+export { parseCase, CASE_FORMAT, type LoadedCase } from './case/parse.js';
+export { caseSchema, caseJsonSchema, VERDICTS, CLAIM_KINDS, JUDGEMENTS, type Case, type VerdictId, type Judgement, type ClaimKind } from './case/schema.js';
+export { parseRuleFile } from './rules/parse.js';
+export { InputError } from './errors.js';
+export type { CaseVerdict, Finding, ClaimResult, Accounting } from './verdict/verdict.js';
+export type { RuleSet } from './rules/load.js';
+
+/** Rules ready to evaluate (parsed and compiled once). */
+export interface Rules extends CompiledRules {}
+
+/** Read and compile the rules under `dir` (default: the rules shipped with the package). */
+export async function loadRules(dir?: string): Promise<Rules> {
+  return compileRules(await readRules(dir));
+}
+
+/** Compile an already parsed rule set (for callers that build rules in memory). */
+export function compile(set: RuleSet): Rules {
+  return compileRules(set);
+}
+
+/** Evaluate one case (a loaded file or a case object) to a justified verdict. */
+export async function evaluateCase(c: LoadedCase | Case, rules: Rules): Promise<CaseVerdict> {
+  if ('data' in c && 'yaml' in c) return judgeCase(c.data, rules, { file: c.file });
+  return judgeCase(c, rules);
+}

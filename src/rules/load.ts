@@ -1,0 +1,66 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../errors.js';
+import { readSmallFile } from '../case/load.js';
+import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
+
+/** Folders under rules/ that hold something other than rules (the triage questions). */
+const NOT_RULES = new Set(['questions']);
+
+export interface RuleSet {
+  dir: string;
+  rules: ParsedRule[];
+  claims: ParsedClaimRule[];
+}
+
+/** The rules shipped with the package (works from src/ under vitest and from dist/src/). */
+export function defaultRulesDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../rules' : '../../rules';
+  return path.resolve(here, up);
+}
+
+/** Read every rule file under `dir` (default: the shipped rules) and parse it. */
+export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSet> {
+  let stat;
+  try {
+    stat = await fs.stat(dir);
+  } catch {
+    throw new InputError({ file: dir }, 'a rules directory', 'no such directory');
+  }
+  if (!stat.isDirectory()) throw new InputError({ file: dir }, 'a rules directory', 'a file');
+  const files = await ruleFiles(dir, '');
+  if (files.length === 0) throw new InputError({ file: dir }, 'a directory holding rule files (<section>/<rule>.yaml)', 'none');
+  const parsed: AnyRule[] = [];
+  const seen = new Map<string, string>();
+  for (const rel of files) {
+    const full = path.join(dir, rel);
+    const rule = parseRuleFile(await readSmallFile(full, 'rule file'), rel, full);
+    const prior = seen.get(rule.spec.id);
+    if (prior) throw new InputError({ file: full, line: 1, col: 1 }, `a unique rule id (also in ${prior})`, rule.spec.id);
+    seen.set(rule.spec.id, full);
+    parsed.push(rule);
+  }
+  return {
+    dir,
+    rules: parsed.filter((r): r is ParsedRule => r.kind === 'rule'),
+    claims: parsed.filter((r): r is ParsedClaimRule => r.kind === 'claim'),
+  };
+}
+
+async function ruleFiles(root: string, rel: string): Promise<string[]> {
+  const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: string[] = [];
+  for (const e of entries) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) {
+      if (!rel && NOT_RULES.has(e.name)) continue;
+      out.push(...(await ruleFiles(root, r)));
+    } else if (rel && /\.ya?ml$/.test(e.name)) {
+      out.push(r);
+    }
+  }
+  return out;
+}

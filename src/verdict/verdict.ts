@@ -1,0 +1,234 @@
+import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
+import { caseFacts, type Facts, type FactValue } from '../facts/facts.js';
+import { ConditionRunner, type Outcome } from '../engine/evaluate.js';
+import type { RuleSet } from '../rules/load.js';
+import type { ParsedClaimRule, ParsedRule } from '../rules/parse.js';
+
+/**
+ * Findings → verdict. The observer explanations are tried in a fixed order (a failed setup
+ * first, then capacity, other observer gaps, the capture window, deliberate filtering); only
+ * when every one of them is excluded can the missing return say something about the function.
+ */
+export const OBSERVER_ORDER: readonly VerdictId[] = ['setup-failure', 'capacity-missed', 'observer-gap', 'still-in-flight', 'filtered-by-design'];
+
+/** Severity order used by --fail-on ("at or above"): the same order the verdict is chosen in. */
+export const VERDICT_RANK: readonly VerdictId[] = [...OBSERVER_ORDER, 'insufficient-evidence', 'evidence-of-stall', 'fully-observed'];
+
+export interface Finding {
+  rule: string;
+  title: string;
+  /** The verdict this finding supports; null for a warning. */
+  verdict: VerdictId | null;
+  severity: 'verdict' | 'warning';
+  weight: number;
+  source: string;
+  facts: Record<string, FactValue>;
+  explanation: string;
+  next: string;
+  /** Where the facts came from, when the case records it (case from-bundle). */
+  provenance?: Record<string, string>;
+}
+
+export interface Undecided {
+  rule: string;
+  verdict: VerdictId | null;
+  needs: string[];
+}
+
+export interface ClaimResult {
+  kind: ClaimKind;
+  text?: string;
+  judgement: Judgement;
+  rule: string;
+  because: string;
+}
+
+export interface Accounting {
+  eligible: number | null;
+  returned: number | null;
+  filtered: number | null;
+  in_flight_at_stop: number | null;
+  capacity_missed: number | null;
+  not_covered: number | null;
+  unexplained: number | null;
+  balanced: boolean | null;
+}
+
+export interface ExpectedCheck {
+  ok: boolean;
+  problems: string[];
+}
+
+export interface CaseVerdict {
+  id: string;
+  title?: string;
+  file?: string;
+  verdict: VerdictId;
+  findings: Finding[];
+  accounting: Accounting;
+  claims: ClaimResult[];
+  missing: string[];
+  next: string;
+  undecided: Undecided[];
+  expected?: ExpectedCheck;
+}
+
+/** Rules compiled into json-rules-engine once; reuse for every case. */
+export interface CompiledRules {
+  set: RuleSet;
+  byId: Map<string, ParsedRule>;
+  runner: ConditionRunner;
+  claimRunner: ConditionRunner;
+}
+
+export function compileRules(set: RuleSet): CompiledRules {
+  return {
+    set,
+    byId: new Map(set.rules.map((r) => [r.spec.id, r])),
+    runner: new ConditionRunner(set.rules.map((r) => ({ id: r.spec.id, when: r.spec.when }))),
+    claimRunner: new ConditionRunner(set.claims.flatMap((c) => c.spec.judge.map((j, i) => ({ id: `${c.spec.id}#${i}`, when: j.when })))),
+  };
+}
+
+/** Fill `{fact.name}` placeholders with the facts' values (unknown ones say so). */
+export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
+  return template
+    .replace(/\{([a-z_.]+)\}/g, (_, name: string) => {
+      const v = extra[name] ?? facts.values.get(name);
+      if (v === undefined) return 'unknown';
+      return Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function needsOf(outcome: Outcome, facts: Facts): string[] {
+  return [...new Set(outcome.unknownFacts.flatMap((f) => facts.needs.get(f) ?? [f]))];
+}
+
+/** Evaluate one case: facts, rules, findings, the primary verdict, claims, what is missing. */
+export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file?: string }): Promise<CaseVerdict> {
+  const facts = caseFacts(c);
+  const outcomes = await compiled.runner.run(facts);
+
+  const findings: Finding[] = [];
+  const undecided: Undecided[] = [];
+  for (const rule of compiled.set.rules) {
+    if (rule.spec.requires?.some((f) => !facts.values.has(f))) continue;
+    const o = outcomes.get(rule.spec.id)!;
+    const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
+    if (o.truth === 'true') {
+      const provenance = c.provenance ? pick(c.provenance, Object.keys(o.facts), facts) : undefined;
+      findings.push({
+        rule: rule.spec.id,
+        title: rule.spec.title,
+        verdict,
+        severity: verdict ? 'verdict' : 'warning',
+        weight: rule.spec.weight,
+        source: rule.spec.source,
+        facts: o.facts,
+        explanation: render(rule.spec.explains, facts),
+        next: render(rule.spec.next, facts),
+        ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
+      });
+    } else if (o.truth === 'unknown') {
+      undecided.push({ rule: rule.spec.id, verdict, needs: needsOf(o, facts) });
+    }
+  }
+  const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
+  findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
+
+  const { verdict, missing } = choose(findings, undecided);
+  const primary = findings.find((f) => f.verdict === verdict);
+  const next = primary
+    ? primary.next
+    : missing.length
+      ? `Collect ${missing.slice(0, 6).join(', ')}${missing.length > 6 ? ` and ${missing.length - 6} more` : ''}: each can exclude or establish an observer explanation.`
+      : 'Record an independent operation ledger and the miss counters around a bounded test.';
+
+  const claims = await judgeClaims(c, compiled, facts, verdict, findings);
+  const num = (k: string) => (facts.values.get(k) as number | undefined) ?? null;
+  const result: CaseVerdict = {
+    id: c.id,
+    ...(c.title ? { title: c.title } : {}),
+    ...(where?.file ? { file: where.file } : {}),
+    verdict,
+    findings,
+    accounting: {
+      eligible: num('accounting.eligible'),
+      returned: num('accounting.returned'),
+      filtered: num('accounting.filtered'),
+      in_flight_at_stop: num('accounting.in_flight_at_stop'),
+      capacity_missed: num('accounting.capacity_missed'),
+      not_covered: num('accounting.not_covered'),
+      unexplained: num('accounting.unexplained'),
+      balanced: (facts.values.get('accounting.balanced') as boolean | undefined) ?? null,
+    },
+    claims,
+    missing,
+    next,
+    undecided,
+  };
+  if (c.expected) result.expected = checkExpected(c, result);
+  return result;
+}
+
+function choose(findings: Finding[], undecided: Undecided[]): { verdict: VerdictId; missing: string[] } {
+  const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
+  const open = (vs: readonly VerdictId[]) => undecided.filter((u) => u.verdict !== null && vs.includes(u.verdict));
+  const needs = (us: Undecided[]) => [...new Set(us.flatMap((u) => u.needs))].sort();
+  for (let i = 0; i < OBSERVER_ORDER.length; i++) {
+    const v = OBSERVER_ORDER[i]!;
+    // An established observer explanation wins; what is still open above it is worth knowing.
+    if (fired(v)) return { verdict: v, missing: needs(open(OBSERVER_ORDER.slice(0, i))) };
+  }
+  const openObserver = open(OBSERVER_ORDER);
+  if (openObserver.length) return { verdict: 'insufficient-evidence', missing: needs(openObserver) };
+  if (fired('evidence-of-stall')) return { verdict: 'evidence-of-stall', missing: [] };
+  const openStall = open(['evidence-of-stall']);
+  if (openStall.length) return { verdict: 'insufficient-evidence', missing: needs(openStall) };
+  if (fired('fully-observed')) return { verdict: 'fully-observed', missing: [] };
+  return { verdict: 'insufficient-evidence', missing: needs(open(['fully-observed'])) };
+}
+
+async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdict: VerdictId, findings: Finding[]): Promise<ClaimResult[]> {
+  if (!c.claims?.length) return [];
+  const extra: Record<string, FactValue> = { 'verdict.primary': verdict, 'findings.fired': findings.map((f) => f.rule) };
+  const outcomes = await compiled.claimRunner.run(facts, extra);
+  return c.claims.map((claim) => {
+    const rule = compiled.set.claims.find((r) => r.spec.claim === claim.kind);
+    if (!rule) {
+      return { kind: claim.kind, ...(claim.text ? { text: claim.text } : {}), judgement: 'unsupported' as const, rule: 'claims/(none)', because: `No rule judges "${claim.kind}" claims, so nothing in the evidence supports it.` };
+    }
+    const hit = rule.spec.judge.find((_, i) => outcomes.get(`${rule.spec.id}#${i}`)?.truth === 'true');
+    const chosen = hit ?? rule.spec.otherwise;
+    return {
+      kind: claim.kind,
+      ...(claim.text ? { text: claim.text } : {}),
+      judgement: chosen.judgement,
+      rule: rule.spec.id,
+      because: render(chosen.because, facts, extra),
+    };
+  });
+}
+
+function checkExpected(c: Case, v: CaseVerdict): ExpectedCheck {
+  const problems: string[] = [];
+  const e = c.expected!;
+  if (e.verdict && e.verdict !== v.verdict) problems.push(`expected verdict ${e.verdict}, got ${v.verdict}`);
+  for (const r of e.rules ?? []) if (!v.findings.some((f) => f.rule === r)) problems.push(`expected rule ${r} to fire`);
+  if (e.claims) {
+    const got = v.claims.map((x) => x.judgement);
+    if (e.claims.length !== got.length || e.claims.some((j, i) => j !== got[i])) problems.push(`expected claims [${e.claims.join(', ')}], got [${got.join(', ')}]`);
+  }
+  return { ok: problems.length === 0, problems };
+}
+
+function pick(provenance: Record<string, string>, names: string[], facts: Facts): Record<string, string> {
+  // A derived fact's provenance is that of the case fields it was computed from.
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    for (const k of facts.inputs.get(n) ?? [n]) if (provenance[k]) out[k] = provenance[k]!;
+  }
+  return out;
+}
