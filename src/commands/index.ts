@@ -2,9 +2,11 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { collectCommand } from './collect.js';
 import { caseCommand } from './case.js';
+import { ledgerCommand } from './ledger.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
 export const commands: Array<(ctx: CommandContext) => Command> = [
   collectCommand,
   caseCommand,
+  ledgerCommand,
 ];

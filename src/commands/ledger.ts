@@ -1,0 +1,109 @@
+import { createReadStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import type { CommandContext } from '../cli.js';
+import { InputError } from '../errors.js';
+import { loadCase, updateCaseFile } from '../case/load.js';
+import { caseInputs } from '../ledger/caseInputs.js';
+import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
+import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { progressBar } from '../ledger/progress.js';
+
+export interface LedgerCommandOptions {
+  ops?: string;
+  trace: string;
+  case?: string;
+  entryEvent?: string;
+  returnEvent?: string;
+  input?: TraceFormat | 'auto';
+  entrySemantics?: 'instance' | 'event';
+  nmissedDelta?: number;
+  maxactive?: number;
+  captureStartNs?: number;
+  captureStopNs?: number;
+  format: 'text' | 'json';
+}
+
+function intArg(name: string, min: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min) throw new InputError({}, `${name}: an integer ≥ ${min}`, JSON.stringify(v));
+    return n;
+  };
+}
+
+/** Open the trace: a file, or stdin for `-`. A missing file is an InputError, not a crash. */
+async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream; size: number | undefined }> {
+  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined };
+  const file = path.resolve(ctx.io.cwd, trace);
+  let stat;
+  try {
+    stat = await fs.stat(file);
+  } catch {
+    throw new InputError({ file: trace }, 'a readable trace file (or - for stdin)', 'no such file');
+  }
+  if (stat.isDirectory()) throw new InputError({ file: trace }, 'a trace file', 'a directory');
+  return { name: trace, stream: createReadStream(file, { highWaterMark: 1 << 20 }), size: stat.size };
+}
+
+/** Run the ledger for the command and the benchmark alike. */
+export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): Promise<{ view: LedgerView; report: LedgerReport }> {
+  const loaded = o.case === undefined ? undefined : await loadCase(path.resolve(ctx.io.cwd, o.case));
+  const fromCase = loaded === undefined ? undefined : caseInputs(loaded.data);
+  if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
+  const t = await openTrace(ctx, o.trace);
+  const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
+  let report: LedgerReport;
+  try {
+    report = await readLedger({
+      opsFile: o.ops === undefined ? undefined : path.resolve(ctx.io.cwd, o.ops),
+      trace: { name: t.name, stream: t.stream },
+      format: o.input ?? 'auto',
+      events: { entryEvent: o.entryEvent, returnEvent: o.returnEvent },
+      semantics: o.entrySemantics,
+      captureStartNs: o.captureStartNs,
+      captureStopNs: o.captureStopNs,
+      nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
+      onProgress: bar?.update,
+    });
+  } finally {
+    bar?.done();
+  }
+  // Problems name files as the user typed them, not as resolved.
+  if (o.ops !== undefined) {
+    const abs = path.resolve(ctx.io.cwd, o.ops);
+    for (const p of report.problems.first) if (p.file === abs) p.file = o.ops;
+  }
+  const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
+  const view: LedgerView = { report, opsName: o.ops, traceName: t.name, effectiveMaxactive: eff };
+  if (fromCase !== undefined && report.result.counters.source === 'none' && o.nmissedDelta === undefined) {
+    report.notes.push(`miss counter: ${fromCase.nmissedWhy}`);
+  }
+  return { view, report };
+}
+
+/** `kretprobe-triage ledger`: the independent operation ledger against the probe's records. */
+export function ledgerCommand(ctx: CommandContext): Command {
+  return new Command('ledger')
+    .description('Pair probe records into calls, bind them to the independent operation ledger, classify every operation and report coverage with latency')
+    .option('--ops <file>', 'ops.jsonl: the external record of test operations (ledger-format.md)')
+    .requiredOption('--trace <file>', 'probe records: trace/trace_pipe text, perf script output, or probe.jsonl; - reads stdin')
+    .option('--case <file>', 'read counters and maxactive from this case, and write the ledger, concurrency and latency results into it')
+    .option('--entry-event <name>', 'name of the entry event in trace text (e.g. gate_entry)')
+    .option('--return-event <name>', 'name of the return event in trace text (e.g. gate)')
+    .addOption(new Option('--input <format>', 'probe record format').choices(['auto', 'jsonl', 'trace-text', 'perf-script']).default('auto'))
+    .addOption(new Option('--entry-semantics <kind>', 'what an entry record means: instance (an entry handler ran) or event (a separate entry kprobe); default from the format').choices(['instance', 'event']))
+    .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
+    .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
+    .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
+    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (opts: LedgerCommandOptions) => {
+      const { view, report } = await runLedger(ctx, opts);
+      if (opts.case !== undefined) await updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
+      if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(ledgerJson(view), null, 2)}\n`);
+      else ctx.io.stdout(formatLedgerText(view));
+      if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
+      ctx.exit(0);
+    });
+}

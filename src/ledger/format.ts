@@ -1,0 +1,180 @@
+import { formatInputError } from '../errors.js';
+import type { LedgerReport } from './read.js';
+
+/** Human durations: ns, µs, ms or s with 3 significant digits. */
+export function formatNs(ns: number): string {
+  if (!Number.isFinite(ns)) return '-';
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${ns} ns`;
+  if (a < 1e6) return `${(ns / 1e3).toPrecision(3)} µs`;
+  if (a < 1e9) return `${(ns / 1e6).toPrecision(3)} ms`;
+  return `${(ns / 1e9).toPrecision(4)} s`;
+}
+
+/** A timestamp as the kernel prints it: seconds.micro(nano)seconds. */
+export function formatStamp(ns: number): string {
+  const s = Math.floor(ns / 1e9);
+  const frac = String(ns - s * 1e9).padStart(9, '0');
+  return `${s}.${frac}`;
+}
+
+export interface LedgerView {
+  report: LedgerReport;
+  opsName: string | undefined;
+  traceName: string;
+  effectiveMaxactive: { value: number; from: string } | undefined;
+}
+
+/** Warnings about the coverage of the duration distribution (seed: "Report coverage alongside latency"). */
+export function coverageWarnings(view: LedgerView): string[] {
+  const r = view.report.result;
+  const out: string[] = [];
+  const id = r.identity;
+  const missed = id?.capacity_missed ?? r.counters.nmissedDelta;
+  if (missed !== null && missed !== undefined && missed > 0) {
+    out.push(`${missed} call(s) were missed by the return probe (nmissed rose): the percentiles come from admitted calls only and can be biased toward shorter or less concurrent calls`);
+  } else if (missed === undefined || missed === null) {
+    out.push('the miss-counter delta is unknown: whether capacity misses biased the distribution cannot be said (give --case with counters, or --nmissed-delta)');
+  }
+  const eff = view.effectiveMaxactive?.value;
+  if (eff !== undefined && r.highWater.value >= eff) {
+    out.push(`the in-flight high-water mark (${r.highWater.value}) reached the effective maxactive (${eff}): the pool was full, so longer, overlapping calls are the ones most likely missing`);
+  }
+  const incomplete = incompleteCalls(view.report);
+  if (incomplete > 0) out.push(`${incomplete} call(s) have no return inside the window: the longest calls are missing from the distribution`);
+  return out;
+}
+
+/**
+ * Eligible calls with no return inside the window once capacity misses are set apart: in flight
+ * at stop plus unexplained. Without the miss delta (entry events), every unreturned call counts.
+ */
+function incompleteCalls(report: LedgerReport): number {
+  const r = report.result;
+  const id = r.identity;
+  const c = r.ops?.classification;
+  if (c === undefined) return 0;
+  if (id !== undefined && id.in_flight_at_stop !== null && id.unexplained !== null) return id.in_flight_at_stop + id.unexplained;
+  return c.in_flight_at_stop + c.completed_without_return;
+}
+
+/** The plain-text report of `kretprobe-triage ledger`. Pure. */
+export function formatLedgerText(view: LedgerView): string {
+  const { report } = view;
+  const r = report.result;
+  const lines: string[] = [];
+  const fmt = report.format ?? 'unknown format';
+  lines.push(`ledger: ${view.opsName ?? '(no ops ledger)'} × ${view.traceName} (${fmt}, ${report.lines.trace} lines; ${r.records.entries} entries, ${r.records.returns} returns, ${r.records.filtered} filtered, ${r.records.counters} counter records)`);
+  lines.push(`entry records mean: ${r.semantics === 'instance' ? 'an accepted instance (entry handler ran)' : 'a separate entry event (fires also for calls the return probe missed)'}`);
+  const ops = r.ops;
+  if (ops !== undefined) {
+    const c = ops.classification;
+    lines.push('');
+    lines.push(`operations: ${ops.total} read, ${ops.eligible} eligible${ops.ineligible > 0 ? `, ${ops.ineligible} not reaching the target${ops.ineligibleWithEvidence > 0 ? ` (${ops.ineligibleWithEvidence} of them have probe records anyway)` : ''}` : ''}${ops.outsideWindow > 0 ? `, ${ops.outsideWindow} outside the capture window` : ''}`);
+    lines.push(`  returned                    ${c.returned}`);
+    lines.push(`  in flight at capture stop   ${c.in_flight_at_stop}`);
+    lines.push(`  completed without return    ${c.completed_without_return}   (entry recorded, the ledger saw the operation finish, no return record)`);
+    lines.push(`  filtered                    ${c.filtered}`);
+    lines.push(`  no probe evidence           ${c.no_probe_evidence}`);
+    lines.push(`  foreign probe records       ${r.pairing.foreign}   (match no operation: the observer's own pipeline, or other callers)`);
+    if (ops.reachesTargetUnknown > 0) lines.push(`  note: ${ops.reachesTargetUnknown} operation(s) lack "reaches_target" and were counted as eligible`);
+    const id = r.identity;
+    if (id !== undefined) {
+      const v = (x: number | null): string => (x === null ? '?' : String(x));
+      lines.push('');
+      lines.push('accounting identity (DESIGN.md):');
+      lines.push(`  eligible ${id.eligible} = returned ${id.returned} + filtered ${id.filtered} + in_flight_at_stop ${v(id.in_flight_at_stop)} + capacity_missed ${v(id.capacity_missed)} + not_covered ${v(id.not_covered)} + unexplained ${v(id.unexplained)}`);
+      lines.push(`  ${id.balanced === null ? 'incomplete: terms marked ? need the miss-counter delta within one epoch' : id.balanced ? 'balanced' : 'DOES NOT BALANCE'}; nmissed delta ${r.counters.nmissedDelta ?? 'unknown'} (${r.counters.source})`);
+    }
+  }
+  const p = r.pairing;
+  lines.push('');
+  lines.push(`pairing: ${p.identity}; by instance id ${p.byInstance}, by task stack ${p.byTask}, ambiguous (nested without ids) ${p.ambiguous}`);
+  lines.push(`  returns without entry ${p.returnsWithoutEntry}, entries without return ${p.entriesWithoutReturn}${p.closedByCompletion > 0 ? ` (${p.closedByCompletion} closed when their operation completed)` : ''}, duplicate instance ids ${p.duplicateInstances}, out-of-order records ${p.unsortedRecords}${p.ambiguousOpMatches > 0 ? `, ambiguous operation matches ${p.ambiguousOpMatches}` : ''}`);
+  lines.push('');
+  const hw = r.highWater;
+  const where = hw.atNs === undefined ? '' : ` at ${formatStamp(hw.atNs)} s (${view.traceName}:${hw.line})`;
+  const eff = view.effectiveMaxactive;
+  lines.push(`in flight: high-water mark ${hw.value}${hw.lowerBound ? ' (a floor: calls were outstanding before capture began)' : ''}${where}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
+  if (r.semantics === 'event') lines.push('  counted from entry events: calls the return probe missed are included until their operation completes');
+  lines.push('');
+  const d = r.durations;
+  const from = r.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs';
+  if (d === undefined) lines.push(`durations: none (no ${from})`);
+  else {
+    lines.push(`durations of ${from}: n=${d.count}, p50 ${formatNs(d.p50Ns)}, p90 ${formatNs(d.p90Ns)}, p99 ${formatNs(d.p99Ns)}, max ${formatNs(d.maxNs)} (percentiles within ±${(d.relativeError * 100).toFixed(2)}%)`);
+  }
+  const id = r.identity;
+  const c = ops?.classification;
+  if (ops !== undefined && c !== undefined) {
+    const accepted = r.semantics === 'instance' ? ops.withEntry : id?.capacity_missed === null || id === undefined ? 'unknown' : ops.withEntry - (id.capacity_missed ?? 0);
+    lines.push(`  coverage: eligible ${ops.eligible}, accepted ${accepted}, capacity misses ${id?.capacity_missed ?? 'unknown'}, filtered ${c.filtered}, incomplete ${incompleteCalls(report)}`);
+  } else {
+    lines.push(`  coverage: no ops ledger, so eligible calls are unknown; capacity misses ${r.counters.nmissedDelta ?? 'unknown'}`);
+  }
+  for (const w of coverageWarnings(view)) lines.push(`  warning: ${w}`);
+  if (report.notes.length > 0 || report.problems.count > 0) {
+    lines.push('');
+    lines.push(`input warnings: ${report.problems.count}`);
+    for (const n of report.notes) lines.push(`  ${n}`);
+    for (const pr of report.problems.first) lines.push(`  ${formatInputError({ file: pr.file, line: pr.line }, pr.expected, pr.got)}`);
+    if (report.problems.count > report.problems.first.length) lines.push(`  ... and ${report.problems.count - report.problems.first.length} more`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The JSON report: the same numbers, stable field names. Pure. */
+export function ledgerJson(view: LedgerView): Record<string, unknown> {
+  const { report } = view;
+  return {
+    ops: view.opsName ?? null,
+    trace: view.traceName,
+    format: report.format ?? null,
+    lines: report.lines,
+    ...report.result,
+    effective_maxactive: view.effectiveMaxactive ?? null,
+    coverage_warnings: coverageWarnings(view),
+    other_events: report.otherEvents,
+    lost: report.lost,
+    notes: report.notes,
+    problems: { count: report.problems.count, first: report.problems.first },
+  };
+}
+
+/**
+ * The case fields this ledger fills in, as dotted paths (case-format.md names; only values the
+ * ledger actually measured — an unknown stays absent).
+ */
+export function caseUpdates(report: LedgerReport): Record<string, unknown> {
+  const r = report.result;
+  const u: Record<string, unknown> = {};
+  u['concurrency.observed_high_water'] = r.highWater.value;
+  if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
+  u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
+  const ops = r.ops;
+  if (ops !== undefined) {
+    const c = ops.classification;
+    u['ledger.eligible'] = ops.eligible;
+    if (r.semantics === 'instance') u['ledger.entries'] = ops.withEntry;
+    else u['ledger.entry_events'] = ops.withEntry;
+    u['ledger.returns'] = c.returned;
+    u['ledger.filtered'] = c.filtered;
+    const inFlight = r.identity?.in_flight_at_stop;
+    if (inFlight !== null && inFlight !== undefined) u['ledger.in_flight_at_stop'] = inFlight;
+    u['ledger.no_probe_evidence'] = c.no_probe_evidence;
+    u['ledger.completed_without_return'] = c.completed_without_return;
+    u['ledger.foreign_records'] = r.pairing.foreign;
+  }
+  const d = r.durations;
+  if (d !== undefined) {
+    u['latency.reported'] = true;
+    u['latency.from'] = 'admitted';
+    u['latency.coverage_reported'] = true;
+    u['latency.count'] = d.count;
+    u['latency.p50_ns'] = d.p50Ns;
+    u['latency.p90_ns'] = d.p90Ns;
+    u['latency.p99_ns'] = d.p99Ns;
+    u['latency.max_ns'] = d.maxNs;
+  }
+  return u;
+}

@@ -1,0 +1,212 @@
+import { InputError } from '../errors.js';
+import { parseTraceLine, type TraceLineOptions } from '../evidence/trace.js';
+import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
+import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
+import { isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
+
+/** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
+export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
+
+export interface ReportedProblem {
+  file: string;
+  line: number;
+  expected: string;
+  got: string;
+}
+
+/** Line problems: all counted, the first few kept (a bad 2 GB file must not fill memory with them). */
+export class ProblemLog {
+  count = 0;
+  readonly first: ReportedProblem[] = [];
+  constructor(private readonly keep = 20) {}
+  add(p: ReportedProblem): void {
+    this.count++;
+    if (this.first.length < this.keep) this.first.push(p);
+  }
+}
+
+export interface ReadLedgerOptions {
+  /** Path of ops.jsonl (read with a pull reader, so it must be a file, not stdin). */
+  opsFile?: string | undefined;
+  trace: { name: string; stream: NodeJS.ReadableStream };
+  format?: TraceFormat | 'auto' | undefined;
+  events?: TraceLineOptions | undefined;
+  semantics?: EntrySemantics | undefined;
+  captureStartNs?: number | undefined;
+  captureStopNs?: number | undefined;
+  nmissedDelta?: number | undefined;
+  /** Bytes read so far (for a progress bar). */
+  onProgress?: ((bytes: number) => void) | undefined;
+}
+
+export interface LedgerReport {
+  result: LedgerResult;
+  format: TraceFormat | undefined;
+  lines: { trace: number; ops: number };
+  /** Well-formed trace lines of other events (ignored). */
+  otherEvents: number;
+  /** `[LOST N EVENTS]` markers: the ring buffer overwrote records. */
+  lost: { markers: number; events: number };
+  problems: ProblemLog;
+  /** Non-fatal observations about the input as a whole. */
+  notes: string[];
+}
+
+/** Read an ops ledger and a probe trace, stream them through the ledger, and summarise. */
+export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport> {
+  const problems = new ProblemLog();
+  const notes: string[] = [];
+  const traceName = opts.trace.name;
+  let format: TraceFormat | undefined = opts.format === 'auto' ? undefined : opts.format;
+
+  let opsReader: SyncFileLines | undefined;
+  let opsFile = '';
+  let opsValid = 0;
+  let opsLines = 0;
+  let opsProblems = 0;
+  let opsFirstProblem: ReportedProblem | undefined;
+  if (opts.opsFile !== undefined) {
+    opsFile = opts.opsFile;
+    try {
+      opsReader = new SyncFileLines(opsFile);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
+    }
+  }
+  const nextOp = opsReader === undefined
+    ? undefined
+    : (): OpRecord | undefined => {
+        for (;;) {
+          const l = opsReader!.next();
+          if (l === undefined) return undefined;
+          opsLines = l.no;
+          if (l.truncated) {
+            addOpsProblem({ file: opsFile, line: l.no, expected: `a line of at most ${MAX_LINE} characters`, got: 'a longer line' });
+            continue;
+          }
+          const text = l.line.trim();
+          if (text === '') continue;
+          const r = parseOpLine(text, l.no);
+          if (r.ok) {
+            opsValid++;
+            return r.value;
+          }
+          const cut = opsReader!.lastLineUnterminated ? ' (the last line has no newline: truncated?)' : '';
+          addOpsProblem({ file: opsFile, line: l.no, expected: r.expected, got: r.got + cut });
+        }
+      };
+  function addOpsProblem(p: ReportedProblem): void {
+    opsProblems++;
+    if (opsFirstProblem === undefined) opsFirstProblem = p;
+    problems.add(p);
+  }
+
+  // Semantics follow the format unless the caller says otherwise; fixed at the first record.
+  let builder: LedgerBuilder | undefined;
+  const makeBuilder = (semantics: EntrySemantics): LedgerBuilder =>
+    new LedgerBuilder({
+      semantics: opts.semantics ?? semantics,
+      nextOp,
+      captureStartNs: opts.captureStartNs,
+      captureStopNs: opts.captureStopNs,
+      nmissedDelta: opts.nmissedDelta,
+      warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
+    });
+
+  let records = 0;
+  let traceProblems = 0;
+  let firstTraceProblem: ReportedProblem | undefined;
+  let other = 0;
+  let lostMarkers = 0;
+  let lostEvents = 0;
+  const events = opts.events ?? {};
+  const traceProblem = (line: number, expected: string, got: string): void => {
+    traceProblems++;
+    const p = { file: traceName, line, expected, got };
+    if (firstTraceProblem === undefined) firstTraceProblem = p;
+    problems.add(p);
+  };
+
+  let lastLine = 0;
+  const splitter = await forEachLine(
+    opts.trace.stream,
+    (line, no, truncated) => {
+      lastLine = no;
+      if (truncated) {
+        traceProblem(no, `a line of at most ${MAX_LINE} characters`, 'a longer line (binary data or a file without newlines?)');
+        return;
+      }
+      if (format === undefined) {
+        const t = line.trimStart();
+        if (t === '' || t.charCodeAt(0) === 35 /* # */) return;
+        format = t.charCodeAt(0) === 123 /* { */ ? 'jsonl' : 'trace-text';
+      }
+      if (format === 'jsonl') {
+        if (line.length === 0 || line.trim() === '') return;
+        const r = parseProbeLine(line, no);
+        if (!r.ok) {
+          traceProblem(no, r.expected, r.got);
+          return;
+        }
+        builder ??= makeBuilder('instance');
+        records++;
+        if (isCounter(r.value)) builder.addCounter(r.value);
+        else builder.add(r.value);
+        return;
+      }
+      const r = parseTraceLine(line, events);
+      if (r === null) return;
+      switch (r.kind) {
+        case 'entry':
+        case 'return': {
+          if (builder === undefined) {
+            builder = makeBuilder('event');
+            if (r.source === 'perf') format = 'perf-script';
+          }
+          records++;
+          const rec: ProbeRecord = { ev: r.kind, tsNs: r.tsNs, task: r.pid, inst: undefined, op: undefined, line: no };
+          builder.add(rec);
+          return;
+        }
+        case 'other':
+          other++;
+          return;
+        case 'lost':
+          lostMarkers++;
+          lostEvents += r.count;
+          return;
+        case 'problem':
+          traceProblem(no, r.expected, r.got);
+          return;
+      }
+    },
+    opts.onProgress,
+  );
+  if (splitter.lastLineUnterminated && firstTraceProblem?.line === lastLine) {
+    firstTraceProblem.got += ' (the last line has no newline: truncated?)';
+  }
+
+  if (records === 0 && traceProblems > 0) {
+    const p = firstTraceProblem!;
+    throw new InputError({ file: p.file, line: p.line }, p.expected, `${p.got}${traceProblems > 1 ? ` (and ${traceProblems - 1} more unreadable lines, no record)` : ''}`);
+  }
+  builder ??= makeBuilder(format === 'jsonl' ? 'instance' : 'event');
+  const result = builder.finish();
+  opsReader?.close();
+  if (opsReader !== undefined && opsValid === 0 && opsProblems > 0) {
+    const p = opsFirstProblem!;
+    throw new InputError({ file: p.file, line: p.line }, p.expected, p.got);
+  }
+  if (records === 0) notes.push(`${traceName}: no probe records at all${other > 0 ? ` (${other} lines of other events: check --entry-event/--return-event)` : ''}`);
+  if (lostMarkers > 0) notes.push(`${traceName}: the ring buffer lost ${lostEvents} events (${lostMarkers} markers): records are missing, so unpaired entries and returns may be artefacts`);
+  return {
+    result,
+    format,
+    lines: { trace: splitter.lines, ops: opsLines },
+    otherEvents: other,
+    lost: { markers: lostMarkers, events: lostEvents },
+    problems,
+    notes,
+  };
+}
