@@ -50,7 +50,9 @@ export function parseKprobesList(text: string): KprobesListResult {
     for (const tok of (m[4] ?? '').trim().split(/\s+/).filter((t) => t !== '')) {
       const fm = /^\[([A-Z]+)\]$/.exec(tok);
       if (fm && FLAGS.has(fm[1] ?? '')) entry.flags.push(fm[1] as KprobeFlag);
-      else if (entry.module === undefined && entry.flags.length === 0 && /^\[?[A-Za-z0-9_-]+\]?$/.test(tok)) entry.module = tok.replace(/^\[|\]$/g, '');
+      // report_probe prints the module bare; only the %pS fallback (sym+off/size) brackets it.
+      else if (entry.module === undefined && entry.flags.length === 0 && /^[A-Za-z0-9_-]+$/.test(tok)) entry.module = tok;
+      else if (entry.module === undefined && entry.flags.length === 0 && where.includes('/') && /^\[[A-Za-z0-9_-]+\]$/.test(tok)) entry.module = tok.slice(1, -1);
       else bad = true;
     }
     if (bad) {
