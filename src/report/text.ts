@@ -1,0 +1,127 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { VerdictId } from '../case/schema.js';
+import type { FactValue } from '../facts/facts.js';
+import type { Accounting, CaseVerdict, ClaimResult, Finding } from '../verdict/verdict.js';
+
+/** Pure text rendering of verdicts. Colour is a parameter, decided at the edge. */
+export interface TextOptions {
+  color: boolean;
+  /** Show warning findings too (default true). */
+  warnings?: boolean;
+}
+
+const VERDICT_STYLE: Record<VerdictId, (c: ChalkInstance) => ChalkInstance> = {
+  'setup-failure': (c) => c.red.bold,
+  'capacity-missed': (c) => c.yellow.bold,
+  'observer-gap': (c) => c.yellow.bold,
+  'still-in-flight': (c) => c.yellow.bold,
+  'filtered-by-design': (c) => c.cyan.bold,
+  'insufficient-evidence': (c) => c.magenta.bold,
+  'evidence-of-stall': (c) => c.red.bold,
+  'fully-observed': (c) => c.green.bold,
+};
+
+export function formatValue(v: FactValue | null | undefined): string {
+  if (v === undefined || v === null) return 'unknown';
+  if (Array.isArray(v)) return v.length ? `[${v.join(', ')}]` : '[]';
+  return String(v);
+}
+
+function wrap(text: string, width: number, indent: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + 1 + w.length > width - indent.length) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** `eligible 3 = returned 2 + filtered 0 + ...`, with unknown parts shown as `?`. */
+export function formatAccounting(a: Accounting): string {
+  const n = (x: number | null) => (x === null ? '?' : String(x));
+  const eq = `eligible ${n(a.eligible)} = returned ${n(a.returned)} + filtered ${n(a.filtered)} + in flight ${n(a.in_flight_at_stop)} + capacity missed ${n(a.capacity_missed)} + not covered ${n(a.not_covered)} + unexplained ${n(a.unexplained)}`;
+  const state = a.balanced === null ? 'balance unknown (some terms are unknown)' : a.balanced ? 'balanced' : 'DOES NOT BALANCE';
+  return `${eq}  [${state}]`;
+}
+
+function factsLine(f: Finding): string {
+  const parts = Object.entries(f.facts).map(([k, v]) => `${k}=${formatValue(v)}`);
+  let line = parts.join('  ');
+  if (f.provenance) {
+    const from = [...new Set(Object.values(f.provenance))];
+    if (from.length) line += `  (from ${from.join(', ')})`;
+  }
+  return line;
+}
+
+function claimLine(c: ClaimResult, k: ChalkInstance): string {
+  const style = c.judgement === 'supported' ? k.green : c.judgement === 'overreach' ? k.red : k.yellow;
+  const quoted = c.text ? ` "${c.text}"` : '';
+  return `${style(c.judgement.padEnd(11))} ${c.kind}${quoted}`;
+}
+
+/** One case, as the audit prints it. */
+export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
+  const k = new Chalk({ level: opts.color ? 1 : 0 });
+  const out: string[] = [];
+  const head = `${k.bold(v.id)}${v.title ? ` — ${v.title}` : ''}${v.file ? k.dim(`  (${v.file})`) : ''}`;
+  out.push(head);
+  let verdictLine = `  verdict   ${VERDICT_STYLE[v.verdict](k)(v.verdict)}`;
+  if (v.expected) verdictLine += v.expected.ok ? k.green('   (as expected)') : k.red(`   (NOT AS EXPECTED: ${v.expected.problems.join('; ')})`);
+  out.push(verdictLine);
+
+  const verdictFindings = v.findings.filter((f) => f.severity === 'verdict');
+  const warnings = v.findings.filter((f) => f.severity === 'warning');
+  if (verdictFindings.length) {
+    out.push('  findings');
+    verdictFindings.forEach((f, i) => {
+      out.push(`    ${i + 1}. ${VERDICT_STYLE[f.verdict!](k)(f.verdict!)}  ${k.bold(f.rule)}  ${k.dim(`[${f.source}]`)}`);
+      out.push(wrap(f.explanation, 100, '       '));
+      out.push(k.dim(`       facts: ${factsLine(f)}`));
+    });
+  }
+  if (warnings.length && opts.warnings !== false) {
+    out.push('  warnings');
+    for (const f of warnings) {
+      out.push(`    ${k.yellow('!')} ${k.bold(f.rule)}  ${k.dim(`[${f.source}]`)}`);
+      out.push(wrap(f.explanation, 100, '      '));
+      out.push(k.dim(`      facts: ${factsLine(f)}`));
+    }
+  }
+  out.push('  accounting');
+  out.push(wrap(formatAccounting(v.accounting), 100, '    '));
+  if (v.claims.length) {
+    out.push('  claims');
+    for (const c of v.claims) {
+      out.push(`    ${claimLine(c, k)}  ${k.dim(c.rule)}`);
+      out.push(wrap(c.because, 100, '      '));
+    }
+  }
+  if (v.missing.length) {
+    out.push(`  missing   ${k.dim('(unknown facts that would change the verdict)')}`);
+    out.push(wrap(v.missing.join(', '), 100, '    '));
+  }
+  out.push('  next');
+  out.push(wrap(v.next, 100, '    '));
+  return `${out.join('\n')}\n`;
+}
+
+/** The closing summary of a multi-case audit. */
+export function formatSummaryText(verdicts: CaseVerdict[], opts: TextOptions): string {
+  const k = new Chalk({ level: opts.color ? 1 : 0 });
+  const byVerdict = new Map<string, number>();
+  for (const v of verdicts) byVerdict.set(v.verdict, (byVerdict.get(v.verdict) ?? 0) + 1);
+  const flagged = verdicts.flatMap((v) => v.claims.filter((c) => c.judgement !== 'supported').map((c) => `${v.id}: ${c.kind} ${c.judgement}`));
+  const unexpected = verdicts.filter((v) => v.expected && !v.expected.ok);
+  const parts = [...byVerdict.entries()].map(([id, n]) => `${n} ${id}`);
+  let text = `${k.bold(`${verdicts.length} case(s)`)}: ${parts.join(', ')}\n`;
+  text += `claims flagged: ${flagged.length}${flagged.length ? ` (${flagged.slice(0, 5).join('; ')}${flagged.length > 5 ? '; …' : ''})` : ''}\n`;
+  const withExpected = verdicts.filter((v) => v.expected).length;
+  if (withExpected) text += `reference expectations: ${withExpected - unexpected.length}/${withExpected} met${unexpected.length ? ` — not met: ${unexpected.map((v) => v.id).join(', ')}` : ''}\n`;
+  return text;
+}
