@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { caseFromBundle, caseFromSnapshots, readSnapshot, type SnapshotFiles } from '../../src/evidence/bundle.js';
+import { caseSchema, evaluateCase, loadRules, parseCase } from '../../src/index.js';
+import { main } from '../../src/cli.js';
+import type { Io } from '../../src/io.js';
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/bundles');
+
+type Obj = Record<string, unknown>;
+const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Obj)[k] : undefined), c);
+
+describe('case from-bundle on the lab scenarios (kernel-notes.md)', () => {
+  it.each([
+    ['constrained-r2', { 'probe.maxactive.effective': 2, 'counters.start.nmissed': 0, 'counters.end.nmissed': 1, 'counters.end.hits': 2, 'counters.end.epoch': 'reg-1', 'ledger.entries': 3, 'ledger.returns': 2, 'ledger.entry_events': 3, 'kernel.release': '6.12.95+deb12-amd64' }],
+    ['adequate-r8', { 'probe.maxactive.effective': 8, 'counters.end.nmissed': 0, 'counters.end.hits': 3, 'ledger.entries': 3, 'ledger.returns': 3, 'ledger.entry_events': 3, 'kernel.release': '6.1.0-50-amd64', 'coverage.clones': ['pipe_read.isra.0'] }],
+    ['stopped-in-flight', { 'probe.maxactive.effective': 8, 'counters.end.hits': 3, 'counters.end.nmissed': 0, 'ledger.entries': 3, 'ledger.returns': 0, 'ledger.entry_events': 3 }],
+    ['counters-kept-across-runs', { 'counters.start.nmissed': 1, 'counters.end.nmissed': 2, 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-1', 'ledger.entry_events': 7, 'ledger.entries': 7, 'ledger.returns': 6 }],
+    ['re-registered', { 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-2', 'probe.registration.epoch': 'reg-2', 'ledger.entry_events': undefined, 'probe.maxactive.effective': 8 }],
+    ['registration-failed', { 'probe.registration.result': 'EINVAL', 'probe.armed': false, 'probe.target': 'no_such_function_xyz', 'probe.registration.epoch': undefined, 'ledger.returns': undefined, 'counters.end': undefined, 'probe.maxactive': undefined }],
+  ])('%s', async (name, facts) => {
+    const { case: c } = await caseFromBundle(path.join(FIXTURES, name));
+    expect(caseSchema.safeParse(c).success).toBe(true);
+    for (const [p, v] of Object.entries(facts)) expect([p, at(c, p)]).toEqual([p, v]);
+  });
+
+  it.each([
+    ['constrained-r2', 'ok', true, 'tracefs', 2, false],
+    ['adequate-r8', 'ok', true, 'tracefs', 2, false],
+    ['registration-failed', 'EINVAL', false, 'tracefs', 2, false],
+  ])('%s: registration, armed, interface, CPUs, blacklist', async (name, result, armed, iface, cpus, blacklisted) => {
+    const { case: c } = await caseFromBundle(path.join(FIXTURES, name));
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.armed'), at(c, 'probe.interface'), at(c, 'kernel.possible_cpus'), at(c, 'coverage.blacklisted')]).toEqual([result, armed, iface, cpus, blacklisted]);
+  });
+
+  it('cites every fact with a bundle file and line', async () => {
+    const { case: c } = await caseFromBundle(path.join(FIXTURES, 'constrained-r2'));
+    const prov = c.provenance as Record<string, string>;
+    expect(prov['counters.end.nmissed']).toBe('end/kprobe_profile:1');
+    expect(prov['counters.start.nmissed']).toBe('start/kprobe_profile:1');
+    expect(prov['probe.maxactive.effective']).toBe('end/kprobe_events:1');
+    expect(prov['probe.armed']).toBe('end/kprobes_list:2');
+    expect(prov['kernel.possible_cpus']).toBe('end/cpu_possible:1');
+    expect(prov['ledger.entries']).toBe('end/trace:13-15');
+    expect(prov['ledger.returns']).toBe('end/trace:16-17');
+    expect(prov['ledger.entry_events']).toBe('start/kprobe_profile:2,end/kprobe_profile:2');
+    // Every leaf fact has a citation.
+    const leaves: string[] = [];
+    const walk = (o: unknown, p: string): void => {
+      if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) walk(v, p ? `${p}.${k}` : k);
+      else leaves.push(p);
+    };
+    for (const k of ['kernel', 'probe', 'coverage', 'counters', 'ledger']) walk(c[k], k);
+    expect(leaves.filter((l) => !(l in prov))).toEqual([]);
+  });
+
+  it('the error_log reason and the offending word come with a registration failure', async () => {
+    const { case: c } = await caseFromBundle(path.join(FIXTURES, 'registration-failed'));
+    expect(at(c, 'probe.registration.reason')).toContain('Invalid probed address or symbol');
+    expect((c.provenance as Obj)['probe.registration.result']).toBe('end/error_log:1');
+  });
+
+  it.each([
+    ['constrained-r2', 'capacity-missed', 'counters/nmissed-rose'],
+    ['counters-kept-across-runs', 'capacity-missed', 'counters/nmissed-rose'],
+    ['registration-failed', 'setup-failure', 'scope/registration-rejected'],
+    ['re-registered', 'insufficient-evidence', 'counters/epoch-changed'],
+    // A bundle has no independent ledger: without eligible operations nothing can be called fully observed.
+    ['adequate-r8', 'insufficient-evidence', undefined],
+    ['stopped-in-flight', 'insufficient-evidence', undefined],
+  ])('audit verdict for %s is %s', async (name, verdict, rule) => {
+    const rules = await loadRules();
+    const { case: c } = await caseFromBundle(path.join(FIXTURES, name));
+    const v = await evaluateCase(caseSchema.parse(c), rules);
+    expect(v.verdict).toBe(verdict);
+    if (rule !== undefined) expect(v.findings.map((f) => f.rule)).toContain(rule);
+  });
+});
+
+/** A snapshot as the collector writes it, with only the files a test needs. */
+function snap(over: Partial<SnapshotFiles> = {}): SnapshotFiles {
+  return {
+    manifest: 'format=kretprobe-bundle/v1\nphase=x\nuptime_s=5.0\nrelease=6.12.95+deb12-amd64\nevents=kfix/gate kfix/gate_entry\nsymbol=pipe_read\ntrace_lines=5000\nkprobes_blacklist_total=717\n',
+    kprobe_events: 'r2:kfix/gate pipe_read arg1=$retval\np:kfix/gate_entry pipe_read\n',
+    kprobe_profile: '  gate 0 0\n  gate_entry 0 0\n',
+    ...over,
+  };
+}
+
+describe('caseFromSnapshots epochs', () => {
+  it.each([
+    ['same registration', snap(), snap({ kprobe_profile: '  gate 2 1\n  gate_entry 3 0\n' }), 'reg-1', 3],
+    ['a counter went down', snap({ kprobe_profile: '  gate 5 1\n  gate_entry 6 0\n' }), snap({ kprobe_profile: '  gate 2 1\n  gate_entry 9 0\n' }), 'reg-2', undefined],
+    ['the definition changed', snap(), snap({ kprobe_events: 'r8:kfix/gate pipe_read arg1=$retval\np:kfix/gate_entry pipe_read\n', kprobe_profile: '  gate 3 0\n  gate_entry 3 0\n' }), 'reg-2', undefined],
+    ['the machine rebooted', snap(), snap({ manifest: snap().manifest!.replace('uptime_s=5.0', 'uptime_s=1.0'), kprobe_profile: '  gate 3 0\n  gate_entry 3 0\n' }), 'reg-2', undefined],
+  ])('%s', (_n, start, end, endEpoch, entryEvents) => {
+    const { case: c } = caseFromSnapshots({ start, end });
+    expect(at(c, 'counters.start.epoch')).toBe('reg-1');
+    expect(at(c, 'counters.end.epoch')).toBe(endEpoch);
+    expect(at(c, 'ledger.entry_events')).toBe(entryEvents);
+  });
+
+  it('the event vanished: not armed, no end counters, new epoch reported', () => {
+    const { case: c, problems } = caseFromSnapshots({ start: snap(), end: snap({ kprobe_events: 'p:kfix/gate_entry pipe_read\n', kprobe_profile: '  gate_entry 3 0\n' }) });
+    expect(at(c, 'probe.armed')).toBe(false);
+    expect(at(c, 'counters.end')).toBeUndefined();
+    expect(problems.map((p) => p.file)).toContain('end/kprobe_events');
+  });
+});
+
+describe('caseFromSnapshots keeps unknown unknown', () => {
+  it('an empty snapshot gives no facts beyond the header', () => {
+    const { case: c } = caseFromSnapshots({ end: {} });
+    expect(Object.keys(c).sort()).toEqual(['format', 'id', 'source', 'title']);
+  });
+
+  it('a malformed profile line is reported and the counter stays absent', () => {
+    const { case: c, problems } = caseFromSnapshots({ end: snap({ kprobe_profile: '  gate lots 0\n  gate_entry 3 0\n' }) });
+    expect(at(c, 'counters.end.nmissed')).toBeUndefined();
+    expect(problems).toContainEqual(expect.objectContaining({ file: 'end/kprobe_profile', line: 1 }));
+  });
+
+  it('without a blacklist file, blacklisted stays unknown; a listed symbol is blacklisted', () => {
+    expect(at(caseFromSnapshots({ end: snap() }).case, 'coverage.blacklisted')).toBeUndefined();
+    const { case: c } = caseFromSnapshots({ end: snap({ kprobes_blacklist: '0xffffffff9a201030-0xffffffff9a201050\tpipe_read\n' }) });
+    expect(at(c, 'coverage.blacklisted')).toBe(true);
+    expect((c.provenance as Obj)['coverage.blacklisted']).toBe('end/kprobes_blacklist:1');
+  });
+
+  it('[DISABLED] in kprobes/list means not armed', () => {
+    const { case: c } = caseFromSnapshots({ end: snap({ kprobes_list: 'ffffffff9985f794  r  pipe_read+0x4    [DISABLED]\n', 'events/kfix/gate/enable': '1\n' }) });
+    expect(at(c, 'probe.armed')).toBe(false);
+  });
+
+  it('maxactive.requested comes from the user definition, effective from the read-back', () => {
+    const { case: c } = caseFromSnapshots({ end: snap({ kprobe_events: 'r10:kfix/gate pipe_read\n' }) }, { definition: 'r:kfix/gate pipe_read' });
+    expect(at(c, 'probe.maxactive.effective')).toBe(10);
+    expect(at(c, 'probe.maxactive.requested')).toBeUndefined();
+    const r2 = caseFromSnapshots({ end: snap() }, { definition: 'r010:kfix/gate pipe_read' });
+    expect(at(r2.case, 'probe.maxactive.requested')).toBe(8);
+  });
+
+  it('lost events leave trace counts unknown', () => {
+    const trace = '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)\nCPU:1 [LOST 12 EVENTS]\n';
+    const { case: c } = caseFromSnapshots({ end: snap({ trace }) });
+    expect(at(c, 'ledger.entries')).toBeUndefined();
+  });
+});
+
+describe('kretprobe-triage case from-bundle', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-case-'));
+  });
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  const io = (): Io & { out: string; err: string } => {
+    const o = { out: '', err: '' };
+    return Object.assign(o, { stdout: (t: string) => { o.out += t; }, stderr: (t: string) => { o.err += t; }, stdin: process.stdin, interactive: false, stderrIsTTY: false, env: {}, cwd: dir, color: false });
+  };
+
+  it('-o writes a case that loads back as kretprobe-case/v1', async () => {
+    const x = io();
+    const out = path.join(dir, 'case.yaml');
+    expect(await main(['case', 'from-bundle', path.join(FIXTURES, 'constrained-r2'), '-o', out], x)).toBe(0);
+    expect(x.out).toBe('');
+    const loaded = parseCase(await fs.readFile(out, 'utf8'), out);
+    expect(loaded.data.id).toBe('constrained-r2');
+    expect(loaded.data.counters?.end?.nmissed).toBe(1);
+    expect(loaded.data.provenance?.['counters.end.nmissed']).toBe('end/kprobe_profile:1');
+    expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('prints to stdout without -o and warns about a new epoch on stderr', async () => {
+    const x = io();
+    expect(await main(['case', 'from-bundle', path.join(FIXTURES, 're-registered'), '--id', 'rereg'], x)).toBe(0);
+    expect(parseCase(x.out, 'stdout').data.id).toBe('rereg');
+    expect(x.err).toMatch(/^kretprobe-triage: warning: end\/kprobe_events:1: expected one registration/m);
+  });
+
+  it('a missing bundle is an input error, exit 2', async () => {
+    const x = io();
+    expect(await main(['case', 'from-bundle', path.join(dir, 'nope')], x)).toBe(2);
+    expect(x.err).toMatch(/nope: expected a bundle directory/);
+  });
+
+  it('readSnapshot picks up the enable files of every event', async () => {
+    const files = await readSnapshot(path.join(FIXTURES, 'constrained-r2', 'end'));
+    expect(Object.keys(files).filter((k) => k.startsWith('events/')).sort()).toEqual(['events/kfix/gate/enable', 'events/kfix/gate_entry/enable']);
+  });
+});
