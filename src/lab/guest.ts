@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../errors.js';
+import { newcArchive, type CpioEntry } from './cpio.js';
+import type { LabKernel } from './kernels.js';
+
+/**
+ * Find a file shipped with the package (`lab/guest/init.sh`, `collector/collect.sh`) by walking
+ * up from this module: it runs from `src/lab/` under vitest and from `dist/src/lab/` when built.
+ */
+export async function packageFile(rel: string, from: string = path.dirname(fileURLToPath(import.meta.url))): Promise<string> {
+  let dir = from;
+  for (;;) {
+    const candidate = path.join(dir, rel);
+    try {
+      await fs.access(candidate);
+      return candidate;
+    } catch {
+      // keep walking up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`${rel} not found above ${from}: the package is incomplete`);
+    dir = parent;
+  }
+}
+
+/** The statically linked busybox of Debian's busybox-static: the guest's only binary. */
+export const BUSYBOX = '/bin/busybox';
+
+export interface GuestPlan {
+  /** Guest scenario names (lab/guest/init.sh), run in this order. */
+  scenarios: string[];
+  /** Bundle name of the `default` scenario in this boot (`default-smp8`). */
+  defaultName: string;
+}
+
+/** Build the initramfs: busybox, /init, the collector, the run plan and the kernel's config. */
+export async function buildInitramfs(plan: GuestPlan, kernel: LabKernel): Promise<Buffer> {
+  let busybox: Buffer;
+  try {
+    busybox = await fs.readFile(BUSYBOX);
+  } catch {
+    throw new InputError({ file: BUSYBOX }, 'a static busybox (package busybox-static; run `npm run lab:setup`)', 'no such file');
+  }
+  const init = await fs.readFile(await packageFile('lab/guest/init.sh'), 'utf8');
+  const collector = await fs.readFile(await packageFile('collector/collect.sh'), 'utf8');
+  const runConf = `SCENARIOS="${plan.scenarios.join(' ')}"\nDEFAULT_NAME="${plan.defaultName}"\n`;
+  const entries: CpioEntry[] = [
+    { kind: 'dir', path: 'bin' },
+    { kind: 'file', path: 'bin/busybox', data: busybox, mode: 0o755 },
+    { kind: 'symlink', path: 'bin/sh', target: 'busybox' },
+    { kind: 'dir', path: 'dev' },
+    // Opened by the kernel for /init's stdio before anything is mounted.
+    { kind: 'chardev', path: 'dev/console', major: 5, minor: 1 },
+    { kind: 'file', path: 'init', data: init, mode: 0o755 },
+    { kind: 'dir', path: 'lab' },
+    { kind: 'file', path: 'lab/collect.sh', data: collector, mode: 0o755 },
+    { kind: 'file', path: 'lab/run.conf', data: runConf },
+    { kind: 'dir', path: 'boot' },
+  ];
+  if (kernel.config) {
+    entries.push({ kind: 'file', path: `boot/config-${kernel.release}`, data: await fs.readFile(kernel.config) });
+  }
+  return newcArchive(entries);
+}
+
+export interface BootResult {
+  console: string;
+  ms: number;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+export const QEMU = 'qemu-system-x86_64';
+
+/**
+ * Boot once under QEMU and return everything the serial console printed. TCG with a single
+ * thread: multi-threaded TCG made 6.12 oops on an int3 in __schedule (kernel-notes.md).
+ */
+export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: number; timeoutMs: number; memMb?: number }): Promise<BootResult> {
+  const args = [
+    '-accel', 'tcg,thread=single',
+    '-m', String(opts.memMb ?? 512),
+    '-smp', String(opts.smp),
+    '-nographic', '-no-reboot',
+    '-kernel', opts.kernel.image,
+    '-initrd', opts.initrd,
+    '-append', 'console=ttyS0 quiet panic=-1',
+  ];
+  const started = Date.now();
+  return new Promise<BootResult>((resolve, reject) => {
+    const child = spawn(QEMU, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stderr.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (err.code === 'ENOENT') {
+        reject(new InputError({}, `${QEMU} on PATH (package qemu-system-x86; run \`npm run lab:setup\`)`, 'not found'));
+      } else reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ console: Buffer.concat(chunks).toString('latin1'), ms: Date.now() - started, exitCode: code, timedOut });
+    });
+  });
+}
+
+/** Unpack one bundle (gzipped tar from the guest) under `dir` with the host's tar. */
+export async function untar(tgz: Buffer, dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('tar', ['-xzf', '-', '-C', dir], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tar -x into ${dir} failed (${code}): ${err.trim()}`))));
+    child.stdin.end(tgz);
+  });
+}

@@ -1,0 +1,150 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseErrorLog, parseKprobeEvents, parseKprobeProfile } from '../evidence/index.js';
+import { parseTraceText } from '../evidence/trace.js';
+
+/** One operation of the lab's ledger (ops.jsonl, /work/shared ledger-format). */
+export interface LabOp {
+  op: string;
+  task: number;
+  submit_ns: number;
+  done_ns: number | null;
+  reaches_target: boolean;
+  done_after_stop_ns?: number;
+}
+
+/** What one scenario's bundle shows, read with the project's own artifact parsers. */
+export interface LabObservation {
+  bundle: string;
+  dir: string;
+  release: string | undefined;
+  possibleCpus: string | undefined;
+  definition: string | undefined;
+  /** The definition as kprobe_events read it back after registration. */
+  readback: string | undefined;
+  maxactive: number | undefined;
+  registered: boolean;
+  errorReason: string | undefined;
+  /** kprobe_profile at the end snapshot: return event (hits = returns) and entry event. */
+  returnHits: number | undefined;
+  returnMisses: number | undefined;
+  entryHits: number | undefined;
+  /** The same while all calls were held at the gate (the controller's reading). */
+  gated: { entry_hits: number | null; return_hits: number | null; return_misses: number | null; all_blocked: boolean } | undefined;
+  /** Trace records of the ledger's tasks; `foreign` counts records of any other task. */
+  entries: number | undefined;
+  returns: number | undefined;
+  foreign: number | undefined;
+  ops: LabOp[];
+  /** Guest time from fresh registration to the end snapshot. */
+  elapsedNs: number | undefined;
+  problems: string[];
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+interface ScenarioMeta {
+  definition?: string;
+  readback?: string;
+  register_rc?: number[];
+  gated?: LabObservation['gated'];
+  elapsed_ns?: number;
+}
+
+/** Read one unpacked bundle directory (`scenario.json`, `ops.jsonl`, `start/`, `end/`, ...). */
+export async function observeBundle(dir: string): Promise<LabObservation> {
+  const problems: string[] = [];
+  const bundle = path.basename(dir);
+  const metaText = await readText(path.join(dir, 'scenario.json'));
+  let meta: ScenarioMeta = {};
+  if (metaText === undefined) problems.push('no scenario.json');
+  else {
+    try {
+      meta = JSON.parse(metaText) as ScenarioMeta;
+    } catch (err) {
+      problems.push(`scenario.json: ${(err as Error).message}`);
+    }
+  }
+  const ops: LabOp[] = [];
+  const opsText = (await readText(path.join(dir, 'ops.jsonl'))) ?? '';
+  for (const line of opsText.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      ops.push(JSON.parse(line) as LabOp);
+    } catch {
+      problems.push(`ops.jsonl: not JSON: ${line.slice(0, 60)}`);
+    }
+  }
+  const snap = async (name: string): Promise<string | undefined> =>
+    (await readText(path.join(dir, 'end', name))) ?? (await readText(path.join(dir, 'start', name)));
+
+  const release = (await snap('uname_r'))?.trim();
+  const possibleCpus = (await snap('cpu_possible'))?.trim();
+
+  let maxactive: number | undefined;
+  const registeredText = await readText(path.join(dir, 'registered.kprobe_events'));
+  if (registeredText !== undefined) {
+    const ret = parseKprobeEvents(registeredText).events.find((e) => e.kind === 'r' && e.event === 'gate');
+    maxactive = ret?.maxactive;
+  }
+  const registered = (meta.register_rc ?? []).length > 0 && (meta.register_rc ?? []).every((rc) => rc === 0);
+
+  let errorReason: string | undefined;
+  const errorText = (await readText(path.join(dir, 'error_log'))) ?? (await readText(path.join(dir, 'end', 'error_log')));
+  if (errorText) errorReason = parseErrorLog(errorText).entries.at(-1)?.reason;
+
+  let returnHits: number | undefined;
+  let returnMisses: number | undefined;
+  let entryHits: number | undefined;
+  const profileText = await readText(path.join(dir, 'end', 'kprobe_profile'));
+  if (profileText !== undefined && registered) {
+    const rows = parseKprobeProfile(profileText).rows;
+    const ret = rows.find((r) => r.event === 'gate');
+    const ent = rows.find((r) => r.event === 'gate_entry');
+    returnHits = ret?.hits;
+    returnMisses = ret?.misses;
+    entryHits = ent?.hits;
+  }
+
+  let entries: number | undefined;
+  let returns: number | undefined;
+  let foreign: number | undefined;
+  const traceText = await readText(path.join(dir, 'end', 'trace'));
+  if (traceText !== undefined && registered) {
+    const parsed = parseTraceText(traceText, { entryEvent: 'gate_entry', returnEvent: 'gate' });
+    const tasks = new Set(ops.map((o) => o.task));
+    const mine = parsed.records.filter((r) => tasks.has(r.pid));
+    entries = mine.filter((r) => r.kind === 'entry').length;
+    returns = mine.filter((r) => r.kind === 'return').length;
+    foreign = parsed.records.length - mine.length;
+    for (const p of parsed.problems) problems.push(`end/trace:${p.line}: expected ${p.expected}; got ${p.got}`);
+  }
+
+  return {
+    bundle,
+    dir,
+    release,
+    possibleCpus,
+    definition: meta.definition,
+    readback: meta.readback,
+    maxactive,
+    registered,
+    errorReason,
+    returnHits,
+    returnMisses,
+    entryHits,
+    gated: meta.gated,
+    entries,
+    returns,
+    foreign,
+    ops,
+    elapsedNs: meta.elapsed_ns,
+    problems,
+  };
+}
