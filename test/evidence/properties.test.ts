@@ -16,6 +16,8 @@ import {
   parseUnameRelease,
 } from '../../src/evidence/index.js';
 import type { LineProblem } from '../../src/errors.js';
+import { caseFromSnapshots } from '../../src/evidence/bundle.js';
+import { caseSchema } from '../../src/case/schema.js';
 
 /** Every parser as "text in, items and problems out", with real lines to mutate. */
 const PARSERS: Array<{ name: string; parse: (t: string) => { items: unknown[]; problems: LineProblem[] }; good: string[] }> = [
@@ -102,6 +104,41 @@ describe('line-oriented parsers report every line they do not keep', () => {
         // Only single-line strings: a generated "\n" would make more lines than ls has.
         fc.pre(ls.every((l) => !l.includes('\n')));
         expect(run(ls.join('\n'))).toBe(kept.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('caseFromSnapshots on arbitrary snapshot files', () => {
+  const files = ['manifest', 'kprobe_events', 'kprobe_profile', 'kprobes_list', 'error_log', 'trace', 'uname_r', 'cpu_possible', 'kprobes_blacklist', 'kallsyms', 'events/kfix/gate/enable'];
+  const real: Record<string, string[]> = {
+    manifest: ['events=kfix/gate kfix/gate_entry\nsymbol=pipe_read\ntrace_lines=5000\nkprobes_blacklist_total=3\n'],
+    kprobe_events: ['r2:kfix/gate pipe_read arg1=$retval\np:kfix/gate_entry pipe_read\n'],
+    kprobe_profile: ['  gate 2 1\n  gate_entry 3 0\n', '  gate 0 0\n'],
+    kprobes_list: ['ffffffff9985f794  r  pipe_read+0x4    [FTRACE]\n'],
+    error_log: ['[   14.184300] trace_kprobe: error: Invalid probed address or symbol\n  Command: r:kfix/gate pipe_read\n                       ^\n'],
+    trace: ['             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)\n             cat-147     [001] .....     6.138369: gate: (vfs_read+0x338/0x370 <- pipe_read) arg1=0\n'],
+    uname_r: ['6.12.95+deb12-amd64\n'],
+    cpu_possible: ['0-1\n'],
+    kprobes_blacklist: ['0xffffffff9a201030-0xffffffff9a201050\tpipe_read\n'],
+    kallsyms: ['ffffffff9985f790 t pipe_read\nffffffff99405470 t pipe_read.isra.0\n'],
+    'events/kfix/gate/enable': ['1\n', '0\n'],
+  };
+  const snapshot = fc.dictionary(fc.constantFrom(...files), fc.string({ maxLength: 60 })).chain((junk) =>
+    fc.record(Object.fromEntries(files.map((f) => [f, fc.option(fc.oneof(fc.constantFrom(...(real[f] ?? [''])), fc.constant(junk[f] ?? '')), { nil: undefined })]))),
+  );
+
+  it('never throws and always builds a schema-valid case with a citation per fact', () => {
+    fc.assert(
+      fc.property(fc.option(snapshot, { nil: undefined }), snapshot, (start, end) => {
+        const clean = (s: Record<string, string | undefined> | undefined) =>
+          s === undefined ? undefined : (Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as Record<string, string>);
+        const { case: c } = caseFromSnapshots({ start: clean(start), end: clean(end) });
+        const checked = caseSchema.safeParse(c);
+        expect(checked.success ? 'valid' : checked.error.issues[0]).toBe('valid');
+        const prov = (c.provenance ?? {}) as Record<string, string>;
+        for (const key of Object.keys(prov)) expect(key).toMatch(/^(kernel|probe|coverage|counters|ledger)\./);
       }),
       { numRuns: 300 },
     );
