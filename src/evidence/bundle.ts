@@ -203,9 +203,10 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   const anyDef = lastDef ?? (returnEvent ? defFor(returnEvent) : undefined);
   const anyDefPhase = lastDef ? last : phases.find((p) => defAt(p, returnEvent) !== undefined);
   const eventsFrom = manifestOf('events')?.from;
-  if (returnEvent !== undefined) b.set('probe.interface', 'tracefs', anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : eventsFrom);
+  const defFrom = anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : undefined;
+  if (returnEvent !== undefined) b.set('probe.interface', 'tracefs', defFrom ?? (opts.event !== undefined ? '--event' : eventsFrom));
   const target = anyDef?.symbol ?? anyDef?.address ?? symbolHint;
-  b.set('probe.target', target, anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : manifestOf('symbol')?.from);
+  b.set('probe.target', target, defFrom ?? (opts.symbol !== undefined ? '--symbol' : manifestOf('symbol')?.from));
 
   // Registration: read back in kprobe_events means the write succeeded; otherwise error_log may say why.
   const eventsReadable = lastFacts?.defs !== undefined;

@@ -139,6 +139,13 @@ describe('caseFromSnapshots on arbitrary snapshot files', () => {
         expect(checked.success ? 'valid' : checked.error.issues[0]).toBe('valid');
         const prov = (c.provenance ?? {}) as Record<string, string>;
         for (const key of Object.keys(prov)) expect(key).toMatch(/^(kernel|probe|coverage|counters|ledger)\./);
+        const leaves: string[] = [];
+        const walk = (o: unknown, at: string): void => {
+          if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) walk(v, at ? `${at}.${k}` : k);
+          else leaves.push(at);
+        };
+        for (const k of ['kernel', 'probe', 'coverage', 'counters', 'ledger']) if (k in c) walk(c[k], k);
+        expect(leaves.filter((l) => !(l in prov))).toEqual([]);
       }),
       { numRuns: 300 },
     );
