@@ -370,7 +370,10 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
         rs.length === 0 ? `${last}/trace` : `${last}/trace:${rs[0]?.line ?? 0}-${rs[rs.length - 1]?.line ?? 0}`;
       const entries = records.filter((r) => r.record.kind === 'entry' && bareEventName(r.record.event) === names.entryEvent);
       const returns = records.filter((r) => r.record.kind === 'return' && bareEventName(r.record.event) === names.returnEvent);
-      if (entryEvent !== undefined) b.set('ledger.entries', entries.length, span(entries));
+      // A separate entry kprobe fires for every call, also those the return probe missed: its
+      // records are entry events, not admitted instances (those have no record of their own in
+      // tracefs). The profile delta above is preferred; the trace count stands in without it.
+      if (entryEvent !== undefined && !retEpoch.changed && !newEpoch(entryEvent).changed && at(b.data, 'ledger.entry_events') === undefined) b.set('ledger.entry_events', entries.length, span(entries));
       b.set('ledger.returns', returns.length, span(returns));
     }
   }
@@ -548,4 +551,13 @@ export async function caseFromBundle(dir: string, opts: BundleOptions = {}): Pro
 function kebab(name: string): string {
   const k = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   return k === '' ? 'bundle' : k;
+}
+
+function at(obj: unknown, dotted: string): unknown {
+  let cur = obj;
+  for (const k of dotted.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
 }

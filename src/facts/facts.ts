@@ -109,6 +109,9 @@ export const DERIVED_FACTS: readonly DerivedFact[] = [
   { name: 'accounting.eligible', type: 'number', description: 'operations that should have reached the target', basis: 'Build an independent operation ledger' },
   { name: 'accounting.returned', type: 'number', description: 'calls with a return record', basis: 'Build an independent operation ledger' },
   { name: 'accounting.filtered', type: 'number', description: 'calls the entry handler rejected on purpose (0 when it cannot filter)', basis: 'Read missed and filtered cases separately' },
+  { name: 'accounting.accepted', type: 'number', description: 'calls that got an instance: entry records, else entry-probe hits less misses and filtered calls', basis: 'DESIGN.md accounting identity' },
+  { name: 'counters.delta.hits', type: 'number', description: 'return-handler runs of the return event within one epoch (kprobe_profile hits)', basis: 'kernel-facts.md §4' },
+  { name: 'accounting.returns_outside_capture', type: 'number', description: 'returns the profile counted that the captured records do not hold (returned after capture stopped)', basis: 'kernel-notes.md (profile counters keep counting while the ring buffer is off)' },
   { name: 'accounting.open_at_stop', type: 'number', description: 'accepted calls with no return record when capture stopped', basis: 'Build an independent operation ledger' },
   { name: 'accounting.in_flight_at_stop', type: 'number', description: 'open calls the capture window explains (the workload was not drained first)', basis: 'Build an independent operation ledger' },
   { name: 'accounting.capacity_missed', type: 'number', description: "calls that found no free instance: the miss counter's rise within one epoch", basis: 'Read missed and filtered cases separately' },
@@ -177,7 +180,12 @@ export function caseFacts(c: Case): Facts {
   const requested = num('probe.maxactive.requested');
   const outcome = iface === undefined ? undefined : effectiveMaxactive(iface, requested, cpus);
   const reqInputs = ['probe.interface', 'probe.maxactive.requested'];
-  if (iface !== undefined && requested !== undefined) {
+  const registered = str('probe.registration.result') === 'ok';
+  if (registered || (iface !== undefined && iface !== 'tracefs')) {
+    // A registration that succeeded was not refused; only tracefs refuses a number outright.
+    set('capacity.request_rejected', false, ['probe.registration.result', 'probe.interface']);
+    set('capacity.request_rejection', undefined, reqInputs);
+  } else if (iface !== undefined && requested !== undefined) {
     set('capacity.request_rejected', outcome?.kind === 'rejected', reqInputs);
     if (outcome?.kind === 'rejected') set('capacity.request_rejection', outcome.reason, reqInputs);
     else set('capacity.request_rejection', undefined, reqInputs);
@@ -247,8 +255,21 @@ export function caseFacts(c: Case): Facts {
   const filtered = num('ledger.filtered') ?? (canFilter === false || hasHandler === false ? 0 : undefined);
   set('accounting.filtered', filtered, ['ledger.filtered']);
   const entries = num('ledger.entries');
-  const open = num('ledger.in_flight_at_stop') ?? (entries !== undefined && returned !== undefined ? Math.max(0, entries - returned) : undefined);
-  set('accounting.open_at_stop', open, ['ledger.in_flight_at_stop']);
+  // Admitted calls: the entry records, or — where admitted calls leave no record of their own, as
+  // with a tracefs return event — every entry-probe hit less the misses and the filtered calls.
+  const entryEvents = num('ledger.entry_events');
+  const missedEarly = num('counters.delta.nmissed');
+  const accepted = entries ?? (entryEvents !== undefined && missedEarly !== undefined && filtered !== undefined ? Math.max(0, entryEvents - missedEarly - filtered) : undefined);
+  set('accounting.accepted', accepted, entries !== undefined ? ['ledger.entries'] : ['ledger.entries', 'ledger.entry_events', 'counters.delta.nmissed', 'ledger.filtered']);
+  const open = num('ledger.in_flight_at_stop') ?? (accepted !== undefined && returned !== undefined ? Math.max(0, accepted - returned) : undefined);
+  set('accounting.open_at_stop', open, ['ledger.in_flight_at_stop', 'ledger.entries', 'ledger.returns']);
+  // Profile counters keep counting while the ring buffer is off (kernel-notes.md): return-event
+  // hits beyond the return records are calls that returned outside the captured window.
+  const h0 = num('counters.start.hits');
+  const h1 = num('counters.end.hits');
+  const hitsDelta = valid === true && h0 !== undefined && h1 !== undefined ? h1 - h0 : undefined;
+  set('counters.delta.hits', hitsDelta, ['counters.start.hits', 'counters.end.hits']);
+  set('accounting.returns_outside_capture', hitsDelta !== undefined && returned !== undefined ? Math.max(0, hitsDelta - returned) : undefined, ['counters.start.hits', 'counters.end.hits', 'ledger.returns']);
   const lost = num('ledger.completed_without_return') ?? 0;
   const quiesced = bool('ledger.workload_quiesced');
   const openInputs = ['ledger.in_flight_at_stop', 'ledger.workload_quiesced'];
@@ -271,7 +292,6 @@ export function caseFacts(c: Case): Facts {
   set('accounting.sum', sum, parts);
   const acceptedOk = entries === undefined || returned === undefined || open === undefined ? true : entries === returned + open;
   set('accounting.balanced', sum === undefined || eligible === undefined ? undefined : sum === eligible && acceptedOk, ['accounting.sum', 'accounting.eligible']);
-  const entryEvents = num('ledger.entry_events');
   set('accounting.entry_probe_excess', entryEvents !== undefined && entries !== undefined && filtered !== undefined ? Math.max(0, entryEvents - entries - filtered) : undefined,
     ['ledger.entry_events', 'ledger.entries', 'ledger.filtered']);
 

@@ -15,10 +15,10 @@ const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) =
 
 describe('case from-bundle on the lab scenarios (kernel-notes.md)', () => {
   it.each([
-    ['constrained-r2', { 'probe.maxactive.effective': 2, 'counters.start.nmissed': 0, 'counters.end.nmissed': 1, 'counters.end.hits': 2, 'counters.end.epoch': 'reg-1', 'ledger.entries': 3, 'ledger.returns': 2, 'ledger.entry_events': 3, 'kernel.release': '6.12.95+deb12-amd64' }],
-    ['adequate-r8', { 'probe.maxactive.effective': 8, 'counters.end.nmissed': 0, 'counters.end.hits': 3, 'ledger.entries': 3, 'ledger.returns': 3, 'ledger.entry_events': 3, 'kernel.release': '6.1.0-50-amd64', 'coverage.clones': ['pipe_read.isra.0'] }],
-    ['stopped-in-flight', { 'probe.maxactive.effective': 8, 'counters.end.hits': 3, 'counters.end.nmissed': 0, 'ledger.entries': 3, 'ledger.returns': 0, 'ledger.entry_events': 3 }],
-    ['counters-kept-across-runs', { 'counters.start.nmissed': 1, 'counters.end.nmissed': 2, 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-1', 'ledger.entry_events': 7, 'ledger.entries': 7, 'ledger.returns': 6 }],
+    ['constrained-r2', { 'probe.maxactive.effective': 2, 'counters.start.nmissed': 0, 'counters.end.nmissed': 1, 'counters.end.hits': 2, 'counters.end.epoch': 'reg-1', 'ledger.entries': undefined, 'ledger.returns': 2, 'ledger.entry_events': 3, 'kernel.release': '6.12.95+deb12-amd64' }],
+    ['adequate-r8', { 'probe.maxactive.effective': 8, 'counters.end.nmissed': 0, 'counters.end.hits': 3, 'ledger.entries': undefined, 'ledger.returns': 3, 'ledger.entry_events': 3, 'kernel.release': '6.1.0-50-amd64', 'coverage.clones': ['pipe_read.isra.0'] }],
+    ['stopped-in-flight', { 'probe.maxactive.effective': 8, 'counters.end.hits': 3, 'counters.end.nmissed': 0, 'ledger.entries': undefined, 'ledger.returns': 0, 'ledger.entry_events': 3 }],
+    ['counters-kept-across-runs', { 'counters.start.nmissed': 1, 'counters.end.nmissed': 2, 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-1', 'ledger.entry_events': 7, 'ledger.entries': undefined, 'ledger.returns': 6 }],
     ['re-registered', { 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-2', 'probe.registration.epoch': 'reg-2', 'ledger.entry_events': undefined, 'probe.maxactive.effective': 8 }],
     ['registration-failed', { 'probe.registration.result': 'EINVAL', 'probe.armed': false, 'probe.target': 'no_such_function_xyz', 'probe.registration.epoch': undefined, 'ledger.returns': undefined, 'counters.end': undefined, 'probe.maxactive': undefined }],
   ])('%s', async (name, facts) => {
@@ -44,7 +44,7 @@ describe('case from-bundle on the lab scenarios (kernel-notes.md)', () => {
     expect(prov['probe.maxactive.effective']).toBe('end/kprobe_events:1');
     expect(prov['probe.armed']).toBe('end/kprobes_list:2');
     expect(prov['kernel.possible_cpus']).toBe('end/cpu_possible:1');
-    expect(prov['ledger.entries']).toBe('end/trace:13-15');
+    expect(prov['ledger.entries']).toBeUndefined();
     expect(prov['ledger.returns']).toBe('end/trace:16-17');
     expect(prov['ledger.entry_events']).toBe('start/kprobe_profile:2,end/kprobe_profile:2');
     // Every leaf fact has a citation.
@@ -70,7 +70,8 @@ describe('case from-bundle on the lab scenarios (kernel-notes.md)', () => {
     ['re-registered', 'insufficient-evidence', 'counters/epoch-changed'],
     // A bundle has no independent ledger: without eligible operations nothing can be called fully observed.
     ['adequate-r8', 'insufficient-evidence', undefined],
-    ['stopped-in-flight', 'insufficient-evidence', undefined],
+    // The profile counted 3 returns the stopped trace does not hold: they returned after the stop.
+    ['stopped-in-flight', 'still-in-flight', 'interpret/returned-after-capture-stop'],
   ])('audit verdict for %s is %s', async (name, verdict, rule) => {
     const rules = await loadRules();
     const { case: c } = await caseFromBundle(path.join(FIXTURES, name));
