@@ -36,6 +36,8 @@ export interface LabObservation {
   returns: number | undefined;
   foreign: number | undefined;
   ops: LabOp[];
+  /** When the fixture stopped the capture (tracing_on 0), CLOCK_MONOTONIC ns; else undefined. */
+  captureStopNs: number | undefined;
   /** Guest time from fresh registration to the end snapshot. */
   elapsedNs: number | undefined;
   problems: string[];
@@ -55,6 +57,7 @@ interface ScenarioMeta {
   register_rc?: number[];
   gated?: LabObservation['gated'];
   elapsed_ns?: number;
+  capture_stop_ns?: number | null;
 }
 
 /** Read one unpacked bundle directory (`scenario.json`, `ops.jsonl`, `start/`, `end/`, ...). */
@@ -144,6 +147,7 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
     returns,
     foreign,
     ops,
+    captureStopNs: meta.capture_stop_ns ?? undefined,
     elapsedNs: meta.elapsed_ns,
     problems,
   };

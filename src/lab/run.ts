@@ -6,6 +6,7 @@ import { bootGuest, buildInitramfs, untar } from './guest.js';
 import type { LabKernel } from './kernels.js';
 import { observeBundle, type LabObservation } from './observe.js';
 import { LAB_EXPECTED, planBoots, type LabExpectation, type LabScenario } from './scenarios.js';
+import { loadRules } from '../index.js';
 import { triageBundle, type LabTriage } from './triage.js';
 
 export interface LabOptions {
@@ -50,6 +51,8 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
   const say = opts.progress ?? (() => {});
   const rows: LabRow[] = [];
   const boots: LabBoot[] = [];
+  const rules = await loadRules();
+  const date = new Date().toISOString().slice(0, 10);
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-lab-'));
   try {
     for (const kernel of opts.kernels) {
@@ -91,7 +94,7 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
             await fs.rm(dir, { recursive: true, force: true });
             await untar(tgz, kdir);
             row.observation = await observeBundle(dir);
-            row.triage = await triageBundle(row.observation);
+            row.triage = await triageBundle(row.observation, { kernel, rules, expected: row.expected, date });
             const secs = row.observation.elapsedNs === undefined ? '?' : (row.observation.elapsedNs / 1e9).toFixed(1);
             say(`  ${bundle}: ${secs} s in the guest`);
           }

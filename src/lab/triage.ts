@@ -1,19 +1,124 @@
+import { createReadStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { caseFromBundle } from '../evidence/bundle.js';
+import { evaluateCase, loadCase, type Rules } from '../index.js';
+import { caseUpdates } from '../ledger/format.js';
+import { readLedger } from '../ledger/read.js';
+import type { LabKernel } from './kernels.js';
 import type { LabObservation } from './observe.js';
+import type { LabExpectation } from './scenarios.js';
 
 /** The verdict of one lab bundle, and where its case file went. */
 export interface LabTriage {
   verdict: string | undefined;
   caseFile: string | undefined;
+  /** Facts the engine said would change the verdict. */
+  missing: string[];
+  rules: string[];
   /** Why there is no verdict, when there is none. */
   note: string | undefined;
 }
 
+type Obj = Record<string, unknown>;
+
+/** case-format.md order, so a lab case reads like a hand-written one. */
+const CASE_ORDER = ['format', 'id', 'title', 'source', 'kernel', 'probe', 'coverage', 'concurrency', 'counters', 'ledger', 'latency', 'claims', 'expected', 'provenance'];
+
+function setPath(obj: Obj, dotted: string, value: unknown): void {
+  const keys = dotted.split('.');
+  let node = obj;
+  for (const k of keys.slice(0, -1)) {
+    const next = node[k];
+    if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as Obj;
+    else {
+      const fresh: Obj = {};
+      node[k] = fresh;
+      node = fresh;
+    }
+  }
+  node[keys[keys.length - 1] as string] = value;
+}
+
 /**
- * Bundle -> case -> verdict. The one place the lab meets `case from-bundle` (issue 4) and the
- * engine: until `caseFromBundle` and `evaluateCase` are in the repository this reports that
- * no verdict could be made, and the lab's table and tests say so instead of inventing one.
+ * Facts the lab knows as the harness that ran the test rather than from the kernel's files: the
+ * caller model of the fixture (three readers, one call each, each sleeping in pipe_read), and
+ * that the workload was drained before the end snapshot. Each goes into `provenance` as `lab`.
  */
-export async function triageBundle(obs: LabObservation): Promise<LabTriage> {
-  void obs;
-  return { verdict: undefined, caseFile: undefined, note: 'case from-bundle / evaluateCase not available yet' };
+const FIXTURE_FACTS: Record<string, unknown> = {
+  'probe.interface': 'tracefs',
+  'concurrency.target_sleeps': true,
+  'concurrency.workers': 3,
+  'concurrency.recursion_depth': 1,
+  'concurrency.estimated_max_overlap': 3,
+  'concurrency.capacity_basis': 'caller-model',
+  'ledger.workload_quiesced': true,
+};
+
+/**
+ * Bundle -> case -> verdict, with the project's own pieces: `caseFromBundle` for the kernel's
+ * files, the ledger reader over the scenario's ops.jsonl and trace, then `evaluateCase`. The case
+ * is written beside the bundle as `<bundle>.case.yaml`.
+ */
+export async function triageBundle(
+  obs: LabObservation,
+  ctx: { kernel: LabKernel; rules: Rules; expected: LabExpectation | undefined; date: string },
+): Promise<LabTriage> {
+  const release = obs.release ?? ctx.kernel.release;
+  const fixture = obs.registered;
+  const built = await caseFromBundle(obs.dir, {
+    event: 'kfix/gate',
+    entryEvent: fixture ? 'kfix/gate_entry' : undefined,
+    symbol: 'pipe_read',
+    definition: obs.definition,
+    id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
+    title: `Lab: ${obs.definition ?? obs.bundle} on Linux ${release}`,
+    source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.possibleCpus ?? '?'}), ${ctx.date}`,
+  });
+  const data = built.case as Obj;
+  const provenance = (data.provenance ?? {}) as Record<string, string>;
+  if (fixture) {
+    for (const [k, v] of Object.entries(FIXTURE_FACTS)) {
+      setPath(data, k, v);
+      provenance[k] = 'lab: the fixture harness (lab/guest/init.sh)';
+    }
+    const trace = path.join(obs.dir, 'end', 'trace');
+    const stop = obs.captureStopNs;
+    const report = await readLedger({
+      opsFile: path.join(obs.dir, 'ops.jsonl'),
+      trace: { name: trace, stream: createReadStream(trace) },
+      format: 'trace-text',
+      events: { entryEvent: 'gate_entry', returnEvent: 'gate' },
+      semantics: 'event',
+      captureStopNs: stop,
+      nmissedDelta: obs.returnMisses,
+    });
+    for (const [k, v] of Object.entries(caseUpdates(report))) {
+      if (v === undefined || v === null) continue;
+      setPath(data, k, v);
+      provenance[k] = `lab: ledger of ${obs.bundle}/ops.jsonl against ${obs.bundle}/end/trace`;
+    }
+  }
+  if (fixture && obs.ops.length > 0 && obs.ops.every((o) => o.done_ns !== null || o.done_after_stop_ns !== undefined)) {
+    // Every reader got its EOF and exited: each call came back out of pipe_read the normal way.
+    setPath(data, 'coverage.unusual_return', false);
+    provenance['coverage.unusual_return'] = `lab: every operation of ${obs.bundle}/ops.jsonl completed after the release`;
+  }
+  if (Object.keys(provenance).length > 0) data.provenance = provenance;
+  if (ctx.expected) data.expected = { verdict: ctx.expected.verdict };
+  const ordered: Obj = {};
+  for (const k of CASE_ORDER) if (k in data) ordered[k] = data[k];
+  for (const [k, v] of Object.entries(data)) if (!(k in ordered)) ordered[k] = v;
+  const caseFile = path.join(path.dirname(obs.dir), `${obs.bundle}.case.yaml`);
+  const head = `# Built by kretprobe-triage lab from the bundle ${obs.bundle}/ (start/, end/, ops.jsonl).\n`;
+  await fs.writeFile(caseFile, head + stringify(ordered, { lineWidth: 0 }));
+  const loaded = await loadCase(caseFile);
+  const v = await evaluateCase(loaded, ctx.rules);
+  return {
+    verdict: v.verdict,
+    caseFile,
+    missing: v.missing,
+    rules: v.findings.map((f) => f.rule),
+    note: undefined,
+  };
 }
