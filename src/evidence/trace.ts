@@ -8,7 +8,8 @@ import { shown } from '../errors.js';
  * function address FIRST, `(funcaddr <- calleraddr)`), kernel-notes.md (6.1 prints `arg1=0x0`,
  * 6.12 prints `arg1=0`; the probe sits at `+0x0` on 6.1 and `+0x4` on 6.12).
  *
- * The scanner is hand-rolled (indexOf/charCodeAt): the ledger feeds it millions of lines.
+ * The scanner is hand-rolled over bytes: the ledger feeds it millions of lines straight from
+ * the read buffer, without decoding them into strings.
  */
 
 /** Where a line came from: the kernel's own text output, or `perf script`. */
@@ -81,8 +82,6 @@ const TAB = 9;
 const DIGIT0 = 48;
 const DIGIT9 = 57;
 const HASH = 35;
-const LBRACKET = 91;
-const RBRACKET = 93;
 
 function isDigit(c: number): boolean {
   return c >= DIGIT0 && c <= DIGIT9;
@@ -92,9 +91,9 @@ function isBlank(c: number): boolean {
   return c === SPACE || c === TAB;
 }
 
-function allDigits(s: string, from: number, to: number): boolean {
+function allDigits(b: Uint8Array, from: number, to: number): boolean {
   if (to <= from) return false;
-  for (let i = from; i < to; i++) if (!isDigit(s.charCodeAt(i))) return false;
+  for (let i = from; i < to; i++) if (!isDigit(b[i]!)) return false;
   return true;
 }
 
@@ -106,27 +105,22 @@ export function bareEventName(name: string): string {
   return cut >= 0 ? name.slice(cut + 1) : name;
 }
 
-/**
- * Convert a `seconds.fraction` stamp to integer nanoseconds without going through a float
- * (`3.995828` is not exact in binary). Accepts 1–9 fraction digits (ftrace prints 6, `perf
- * script --ns` prints 9). Returns -1 when the text is not such a stamp.
- */
-export function stampToNs(s: string, from: number, to: number): number {
+function stampBytes(b: Uint8Array, from: number, to: number): number {
   let sec = 0;
   let i = from;
   let any = false;
   for (; i < to; i++) {
-    const c = s.charCodeAt(i);
+    const c = b[i]!;
     if (!isDigit(c)) break;
     sec = sec * 10 + (c - DIGIT0);
     any = true;
   }
-  if (!any || i >= to || s.charCodeAt(i) !== 46 /* . */) return -1;
+  if (!any || i >= to || b[i] !== 46 /* . */) return -1;
   i++;
   let frac = 0;
   let digits = 0;
   for (; i < to; i++) {
-    const c = s.charCodeAt(i);
+    const c = b[i]!;
     if (!isDigit(c) || digits === 9) return -1;
     frac = frac * 10 + (c - DIGIT0);
     digits++;
@@ -138,11 +132,276 @@ export function stampToNs(s: string, from: number, to: number): number {
   return Number.isSafeInteger(ns) ? ns : -1;
 }
 
+/**
+ * Convert a `seconds.fraction` stamp to integer nanoseconds without going through a float
+ * (`3.995828` is not exact in binary). Accepts 1–9 fraction digits (ftrace prints 6, `perf
+ * script --ns` prints 9). Returns -1 when the text is not such a stamp.
+ */
+export function stampToNs(text: string): number {
+  const b = Buffer.from(text, 'latin1');
+  return stampBytes(b, 0, b.length);
+}
+
 function problem(expected: string, line: string): TraceUnparsed {
   return { kind: 'problem', expected, got: shown(line) };
 }
 
 const PREFIX_EXPECTED = '"comm-pid [cpu] flags seconds.micros: event: (...)" (ftrace) or "comm pid [cpu] seconds.micros: event: (...)" (perf script)';
+
+/** What `scanTraceBytes` found; the numbers and positions are in `traceScan`. */
+export const SCAN_SKIP = 0;
+export const SCAN_ENTRY = 1;
+export const SCAN_RETURN = 2;
+export const SCAN_OTHER = 3;
+export const SCAN_LOST = 4;
+export const SCAN_PROBLEM = 5;
+
+/**
+ * The scanner's output for the last line, reused between calls so that the hot path allocates
+ * nothing: numbers, and byte positions into the buffer for the strings a caller may want.
+ */
+export interface TraceScan {
+  source: TraceSource;
+  pid: number;
+  /** -1 when the line shows none. */
+  tgid: number;
+  cpu: number;
+  tsNs: number;
+  /** SCAN_LOST: the number of lost events. */
+  lost: number;
+  commStart: number;
+  commEnd: number;
+  evStart: number;
+  evEnd: number;
+  bodyStart: number;
+  arrow: number;
+  close: number;
+  end: number;
+  /** SCAN_PROBLEM: what was expected. */
+  expected: string;
+}
+
+/** The shared scan state (valid until the next scan). */
+export const traceScan: TraceScan = {
+  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, lost: 0,
+  commStart: 0, commEnd: 0, evStart: 0, evEnd: 0, bodyStart: 0, arrow: -1, close: 0, end: 0, expected: '',
+};
+
+function digitsValue(b: Uint8Array, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) v = v * 10 + (b[i]! - DIGIT0);
+  return v;
+}
+
+/** First index of byte `c` in b[from, to), or -1. */
+function find(b: Uint8Array, c: number, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (b[i] === c) return i;
+  return -1;
+}
+
+function findLast(b: Uint8Array, c: number, from: number, to: number): number {
+  for (let i = to - 1; i >= from; i--) if (b[i] === c) return i;
+  return -1;
+}
+
+function bytesEqual(b: Uint8Array, from: number, to: number, want: Uint8Array): boolean {
+  if (to - from !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (b[from + i] !== want[i]) return false;
+  return true;
+}
+
+interface EventNames {
+  opts: TraceLineOptions;
+  any: boolean;
+  entry: Uint8Array | undefined;
+  entryBare: Uint8Array | undefined;
+  ret: Uint8Array | undefined;
+  retBare: Uint8Array | undefined;
+}
+let compiled: EventNames = { opts: {}, any: false, entry: undefined, entryBare: undefined, ret: undefined, retBare: undefined };
+
+function compileEvents(opts: TraceLineOptions): EventNames {
+  if (compiled.opts === opts) return compiled;
+  const enc = (s: string | undefined): Uint8Array | undefined => (s === undefined ? undefined : Buffer.from(s, 'utf8'));
+  const entry = opts.entryEvent;
+  const ret = opts.returnEvent;
+  compiled = {
+    opts,
+    any: entry !== undefined || ret !== undefined,
+    entry: enc(entry),
+    entryBare: enc(entry === undefined ? undefined : bareEventName(entry)),
+    ret: enc(ret),
+    retBare: enc(ret === undefined ? undefined : bareEventName(ret)),
+  };
+  return compiled;
+}
+
+/** Does b[from, to) name the event, with or without a group prefix on either side? */
+function eventIs(b: Uint8Array, from: number, to: number, full: Uint8Array | undefined, bare: Uint8Array | undefined): boolean {
+  if (full === undefined || bare === undefined) return false;
+  if (bytesEqual(b, from, to, full)) return true;
+  let cut = from;
+  for (let i = to - 1; i >= from; i--) {
+    const c = b[i];
+    if (c === 47 /* / */ || c === 58 /* : */) {
+      cut = i + 1;
+      break;
+    }
+  }
+  return bytesEqual(b, cut, to, bare);
+}
+
+function scanProblem(expected: string): number {
+  traceScan.expected = expected;
+  return SCAN_PROBLEM;
+}
+
+const LOST_RE = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/;
+
+/**
+ * Scan one line, given as bytes b[start, end) (no newline), without building strings: returns
+ * SCAN_* and fills `traceScan`. The ledger's hot path over millions of lines; `parseTraceLine`
+ * builds a record from the same scan, so there is one parser.
+ */
+export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: TraceLineOptions = {}): number {
+  const st = traceScan;
+  if (end > start && b[end - 1] === 13 /* \r */) end--;
+  while (start < end && isBlank(b[start]!)) start++;
+  if (start >= end) return SCAN_SKIP;
+  const first = b[start]!;
+  if (first === HASH) return SCAN_SKIP;
+  if (first === 67 /* C */ && b[start + 1] === 80 && b[start + 2] === 85 && b[start + 3] === 58) {
+    const m = LOST_RE.exec(Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1'));
+    if (m) {
+      st.cpu = Number(m[1]);
+      st.lost = Number(m[2]);
+      return SCAN_LOST;
+    }
+  }
+  st.end = end;
+
+  // The CPU column `[NNN]` anchors the prefix: the comm before it may contain spaces and dashes.
+  let lb = find(b, 91 /* [ */, start, end);
+  let rb = -1;
+  while (lb >= 0) {
+    rb = find(b, 93 /* ] */, lb + 1, end);
+    if (rb > lb + 1 && rb - lb < 8 && allDigits(b, lb + 1, rb) && (lb === start || isBlank(b[lb - 1]!))) break;
+    lb = find(b, 91, lb + 1, end);
+    rb = -1;
+  }
+  if (lb < 0 || rb < 0) return scanProblem(PREFIX_EXPECTED);
+  st.cpu = digitsValue(b, lb + 1, rb);
+
+  // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
+  let whoEnd = lb;
+  while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
+  st.tgid = -1;
+  if (whoEnd > start && b[whoEnd - 1] === 41 /* ) */) {
+    const lp = findLast(b, 40 /* ( */, start + 1, whoEnd - 1);
+    if (lp > start) {
+      let x = lp + 1;
+      let y = whoEnd - 1;
+      while (x < y && isBlank(b[x]!)) x++;
+      while (y > x && isBlank(b[y - 1]!)) y--;
+      if (allDigits(b, x, y) && y - x < 16) st.tgid = digitsValue(b, x, y);
+      else if (!(y - x === 7 && b[x] === 45 && b[x + 6] === 45)) return scanProblem(PREFIX_EXPECTED);
+      whoEnd = lp;
+      while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
+    }
+  }
+  let tokStart = whoEnd;
+  while (tokStart > start && !isBlank(b[tokStart - 1]!)) tokStart--;
+  if (tokStart > start && whoEnd - tokStart < 16 && allDigits(b, tokStart, whoEnd)) {
+    st.source = 'perf';
+    st.pid = digitsValue(b, tokStart, whoEnd);
+    st.commStart = start;
+    st.commEnd = tokStart;
+  } else {
+    const slash = tokStart > start ? find(b, 47 /* / */, tokStart, whoEnd) : -1;
+    if (slash > tokStart && slash - tokStart < 16 && whoEnd - slash < 17 && allDigits(b, tokStart, slash) && allDigits(b, slash + 1, whoEnd)) {
+      st.source = 'perf';
+      st.tgid = digitsValue(b, tokStart, slash);
+      st.pid = digitsValue(b, slash + 1, whoEnd);
+      st.commStart = start;
+      st.commEnd = tokStart;
+    } else {
+      const dash = findLast(b, 45 /* - */, start, whoEnd);
+      if (dash < start || whoEnd - dash > 16 || !allDigits(b, dash + 1, whoEnd)) return scanProblem(PREFIX_EXPECTED);
+      st.source = 'ftrace';
+      st.pid = digitsValue(b, dash + 1, whoEnd);
+      st.commStart = start;
+      st.commEnd = dash;
+    }
+  }
+
+  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
+  let p = rb + 1;
+  let tsNs = -1;
+  for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
+    while (p < end && isBlank(b[p]!)) p++;
+    let q = p;
+    while (q < end && !isBlank(b[q]!)) q++;
+    if (q > p && b[q - 1] === 58 /* : */) tsNs = stampBytes(b, p, q - 1);
+    p = q;
+  }
+  if (tsNs < 0) return scanProblem('a timestamp "seconds.fraction:" after the CPU column');
+  st.tsNs = tsNs;
+
+  while (p < end && isBlank(b[p]!)) p++;
+  st.evStart = p;
+  let evEnd = -1;
+  for (let i = p; i + 1 < end; i++) {
+    if (b[i] === 58 && b[i + 1] === SPACE) {
+      evEnd = i;
+      break;
+    }
+  }
+  if (evEnd < 0) {
+    // An event with no payload at all ends in a bare colon.
+    if (end > p + 1 && b[end - 1] === 58) {
+      st.evEnd = end - 1;
+      return SCAN_OTHER;
+    }
+    return scanProblem('"event: " after the timestamp');
+  }
+  if (evEnd === p) return scanProblem('an event name after the timestamp');
+  st.evEnd = evEnd;
+  let bodyStart = evEnd + 2;
+
+  const names = compileEvents(opts);
+  let wanted = 0;
+  if (names.any) {
+    if (eventIs(b, p, evEnd, names.ret, names.retBare)) wanted = SCAN_RETURN;
+    else if (eventIs(b, p, evEnd, names.entry, names.entryBare)) wanted = SCAN_ENTRY;
+    else return SCAN_OTHER;
+  }
+
+  // Body: `(...)` then fetch args.
+  while (bodyStart < end && isBlank(b[bodyStart]!)) bodyStart++;
+  st.bodyStart = bodyStart;
+  if (b[bodyStart] !== 40 /* ( */) {
+    if (wanted === 0) return SCAN_OTHER;
+    return scanProblem('a probe body "(...)" after the event name');
+  }
+  let close = -1;
+  let arrow = -1;
+  for (let i = bodyStart + 1; i < end; i++) {
+    const c = b[i];
+    if (c === 41 /* ) */) {
+      close = i;
+      break;
+    }
+    if (c === 60 /* < */ && arrow < 0 && b[i + 1] === 45 && b[i - 1] === SPACE && b[i + 2] === SPACE) arrow = i - 1;
+  }
+  if (close < 0) return scanProblem('a closing ")" (the line may be truncated)');
+  st.close = close;
+  st.arrow = arrow;
+  const kind = arrow >= 0 ? SCAN_RETURN : SCAN_ENTRY;
+  if (wanted === SCAN_ENTRY && kind === SCAN_RETURN) return scanProblem('an entry record "(func+off/size)" for the entry event');
+  if (wanted === SCAN_RETURN && kind === SCAN_ENTRY) return scanProblem('a return record "(caller+off/size <- func)" for the return event');
+  if (bodyStart + 1 === close) return scanProblem('"(func+off/size)"');
+  return kind;
+}
 
 /**
  * Parse one line. Returns null for lines that carry nothing (blank, `#` header comments).
@@ -150,125 +409,33 @@ const PREFIX_EXPECTED = '"comm-pid [cpu] flags seconds.micros: event: (...)" (ft
  * the line number — a line is never dropped without saying so.
  */
 export function parseTraceLine(line: string, opts: TraceLineOptions = {}): TraceLine | null {
-  let end = line.length;
-  if (end > 0 && line.charCodeAt(end - 1) === 13 /* \r */) end--;
-  let start = 0;
-  while (start < end && isBlank(line.charCodeAt(start))) start++;
-  if (start >= end) return null;
-  const first = line.charCodeAt(start);
-  if (first === HASH) return null;
-  if (first === 67 /* C */ && line.startsWith('CPU:', start)) {
-    const m = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/.exec(line.slice(start, end));
-    if (m) return { kind: 'lost', cpu: Number(m[1]), count: Number(m[2]) };
+  const b = Buffer.from(line, 'utf8');
+  const k = scanTraceBytes(b, 0, b.length, opts);
+  const st = traceScan;
+  const text = (from: number, to: number): string => b.toString('utf8', from, to);
+  switch (k) {
+    case SCAN_SKIP:
+      return null;
+    case SCAN_LOST:
+      return { kind: 'lost', cpu: st.cpu, count: st.lost };
+    case SCAN_PROBLEM:
+      return problem(st.expected, line);
+    case SCAN_OTHER:
+      return { kind: 'other', event: text(st.evStart, st.evEnd), tsNs: st.tsNs, pid: st.pid, cpu: st.cpu };
   }
-
-  // The CPU column `[NNN]` anchors the prefix: the comm before it may contain spaces and dashes.
-  let lb = line.indexOf('[', start);
-  let rb = -1;
-  while (lb >= 0 && lb < end) {
-    rb = line.indexOf(']', lb + 1);
-    if (rb > lb + 1 && allDigits(line, lb + 1, rb) && (lb === start || isBlank(line.charCodeAt(lb - 1)))) break;
-    lb = line.indexOf('[', lb + 1);
-    rb = -1;
-  }
-  if (lb < 0 || rb < 0) return problem(PREFIX_EXPECTED, line);
-  const cpu = Number(line.slice(lb + 1, rb));
-
-  // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
-  let whoEnd = lb;
-  while (whoEnd > start && isBlank(line.charCodeAt(whoEnd - 1))) whoEnd--;
-  let tgid: number | undefined;
-  if (whoEnd > start && line.charCodeAt(whoEnd - 1) === 41 /* ) */) {
-    const lp = line.lastIndexOf('(', whoEnd - 1);
-    if (lp > start) {
-      const inner = line.slice(lp + 1, whoEnd - 1).trim();
-      if (/^\d+$/.test(inner)) tgid = Number(inner);
-      else if (inner !== '-------') return problem(PREFIX_EXPECTED, line);
-      whoEnd = lp;
-      while (whoEnd > start && isBlank(line.charCodeAt(whoEnd - 1))) whoEnd--;
-    }
-  }
-  let tokStart = whoEnd;
-  while (tokStart > start && !isBlank(line.charCodeAt(tokStart - 1))) tokStart--;
-  let source: TraceSource;
-  let comm: string;
-  let pid: number;
-  const slash = line.indexOf('/', tokStart);
-  if (tokStart > start && allDigits(line, tokStart, whoEnd)) {
-    source = 'perf';
-    pid = Number(line.slice(tokStart, whoEnd));
-    comm = line.slice(start, tokStart).trim();
-  } else if (tokStart > start && slash > tokStart && slash < whoEnd && allDigits(line, tokStart, slash) && allDigits(line, slash + 1, whoEnd)) {
-    source = 'perf';
-    tgid = Number(line.slice(tokStart, slash));
-    pid = Number(line.slice(slash + 1, whoEnd));
-    comm = line.slice(start, tokStart).trim();
-  } else {
-    const dash = line.lastIndexOf('-', whoEnd - 1);
-    if (dash < start || !allDigits(line, dash + 1, whoEnd)) return problem(PREFIX_EXPECTED, line);
-    source = 'ftrace';
-    pid = Number(line.slice(dash + 1, whoEnd));
-    comm = line.slice(start, dash);
-  }
-
-  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
-  let p = rb + 1;
-  let tsNs = -1;
-  for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
-    while (p < end && isBlank(line.charCodeAt(p))) p++;
-    let q = p;
-    while (q < end && !isBlank(line.charCodeAt(q))) q++;
-    if (q > p && line.charCodeAt(q - 1) === 58 /* : */) tsNs = stampToNs(line, p, q - 1);
-    p = q;
-  }
-  if (tsNs < 0) return problem('a timestamp "seconds.fraction:" after the CPU column', line);
-
-  while (p < end && isBlank(line.charCodeAt(p))) p++;
-  const evEnd = line.indexOf(': ', p);
-  let event: string;
-  let bodyStart: number;
-  if (evEnd < 0 || evEnd >= end) {
-    // An event with no payload at all ends in a bare colon.
-    if (end > p && line.charCodeAt(end - 1) === 58) {
-      event = line.slice(p, end - 1);
-      return { kind: 'other', event, tsNs, pid, cpu };
-    }
-    return problem('"event: " after the timestamp', line);
-  } else {
-    event = line.slice(p, evEnd);
-    bodyStart = evEnd + 2;
-  }
-  if (event === '') return problem('an event name after the timestamp', line);
-
-  let wanted: 'entry' | 'return' | undefined;
-  if (opts.entryEvent !== undefined || opts.returnEvent !== undefined) {
-    const bare = bareEventName(event);
-    if (opts.returnEvent !== undefined && (event === opts.returnEvent || bare === bareEventName(opts.returnEvent))) wanted = 'return';
-    else if (opts.entryEvent !== undefined && (event === opts.entryEvent || bare === bareEventName(opts.entryEvent))) wanted = 'entry';
-    else return { kind: 'other', event, tsNs, pid, cpu };
-  }
-
-  // Body: `(...)` then fetch args.
-  while (bodyStart < end && isBlank(line.charCodeAt(bodyStart))) bodyStart++;
-  if (line.charCodeAt(bodyStart) !== 40 /* ( */) {
-    if (wanted === undefined) return { kind: 'other', event, tsNs, pid, cpu };
-    return problem(`a probe body "(...)" after "${event}: "`, line);
-  }
-  const close = line.indexOf(')', bodyStart + 1);
-  if (close < 0 || close >= end) return problem('a closing ")" (the line may be truncated)', line);
-  const arrow = line.indexOf(' <- ', bodyStart + 1);
-  const isReturn = arrow >= 0 && arrow < close;
-  if (wanted === 'entry' && isReturn) return problem(`an entry record "(func+off/size)" for ${event}`, line);
-  if (wanted === 'return' && !isReturn) return problem(`a return record "(caller+off/size <- func)" for ${event}`, line);
-
-  const args = parseFetchArgs(line, close + 1, end);
+  const { source, pid, cpu, tsNs, bodyStart, arrow, close, end } = st;
+  const tgid = st.tgid;
+  const event = text(st.evStart, st.evEnd);
+  const comm = source === 'perf' ? text(st.commStart, st.commEnd).trim() : text(st.commStart, st.commEnd);
+  const argText = text(close + 1, end);
+  const args = parseFetchArgs(argText, 0, argText.length);
   if (args === undefined) return problem('fetch args as name=value', line);
   let func: string;
   let funcOffset: string | undefined;
   let caller: string | undefined;
-  if (isReturn) {
-    const left = line.slice(bodyStart + 1, arrow).trim();
-    const right = line.slice(arrow + 4, close).trim();
+  if (k === SCAN_RETURN) {
+    const left = text(bodyStart + 1, arrow).trim();
+    const right = text(arrow + 4, close).trim();
     if (left === '' || right === '') return problem('"(caller <- func)" with both sides', line);
     if (source === 'ftrace') {
       caller = left;
@@ -278,8 +445,7 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
       caller = right;
     }
   } else {
-    const inner = line.slice(bodyStart + 1, close).trim();
-    if (inner === '') return problem('"(func+off/size)"', line);
+    const inner = text(bodyStart + 1, close).trim();
     const plus = inner.indexOf('+');
     if (plus > 0) {
       func = inner.slice(0, plus);
@@ -288,8 +454,8 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
       func = inner;
     }
   }
-  const rec: TraceRecord = { kind: isReturn ? 'return' : 'entry', source, event, comm, pid, cpu, tsNs, func, args };
-  if (tgid !== undefined) rec.tgid = tgid;
+  const rec: TraceRecord = { kind: k === SCAN_RETURN ? 'return' : 'entry', source, event, comm, pid, cpu, tsNs, func, args };
+  if (tgid >= 0) rec.tgid = tgid;
   if (funcOffset !== undefined) rec.funcOffset = funcOffset;
   if (caller !== undefined) rec.caller = caller;
   return rec;

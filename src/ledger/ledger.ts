@@ -29,6 +29,11 @@ export interface LedgerOptions {
   captureStopNs?: number | undefined;
   /** The return probe's miss-counter delta within one epoch (from the case or the command line). */
   nmissedDelta?: number | undefined;
+  /**
+   * Index operations by id (needed when records carry `op`; trace text never does, and skipping
+   * the index saves a hash insert and delete per operation). Default true.
+   */
+  opIds?: boolean | undefined;
   /** Where warnings about single records go (file line, expected, got). */
   warn?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => void) | undefined;
 }
@@ -168,6 +173,9 @@ export class LedgerBuilder {
   private pending: OpRecord | undefined;
   private lastSubmit = -Infinity;
   private readonly activeById = new Map<string, OpState>();
+  /** Active operations without done_ns when there is no id index (retired at the end). */
+  private readonly activeNoId = new Set<OpState>();
+  private readonly opIds: boolean;
   private readonly activeByTask = new Map<number, OpState[]>();
   private readonly heap = new DoneHeap();
   private readonly inst = new Map<string, OpenCall>();
@@ -214,6 +222,7 @@ export class LedgerBuilder {
   constructor(opts: LedgerOptions) {
     this.opts = opts;
     this.hasOps = opts.nextOp !== undefined;
+    this.opIds = opts.opIds ?? true;
     if (this.hasOps) this.pending = this.pullOp();
   }
 
@@ -243,12 +252,16 @@ export class LedgerBuilder {
     }
     if (rec.reachesTarget === undefined) this.reachesUnknown++;
     const st: OpState = { rec, eligible: rec.reachesTarget !== false, entries: 0, open: 0, returned: 0, filtered: 0, active: true, calls: [] };
-    const prev = this.activeById.get(rec.op);
-    if (prev !== undefined) {
-      this.dupOps++;
-      this.warn('ops', rec.line, `a unique "op" (line ${prev.rec.line} uses it too)`, JSON.stringify(rec.op));
+    if (this.opIds) {
+      const prev = this.activeById.get(rec.op);
+      if (prev !== undefined) {
+        this.dupOps++;
+        this.warn('ops', rec.line, `a unique "op" (line ${prev.rec.line} uses it too)`, JSON.stringify(rec.op));
+      }
+      this.activeById.set(rec.op, st);
+    } else if (rec.doneNs === null) {
+      this.activeNoId.add(st);
     }
-    this.activeById.set(rec.op, st);
     if (rec.task >= 0) {
       const list = this.activeByTask.get(rec.task);
       if (list === undefined) this.activeByTask.set(rec.task, [st]);
@@ -271,13 +284,15 @@ export class LedgerBuilder {
       }
       st.calls = [];
     }
-    if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
+    if (this.opIds) {
+      if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
+    } else if (rec.doneNs === null) this.activeNoId.delete(st);
     if (rec.task >= 0) {
+      // Empty lists stay: the same tasks come back, and re-creating them is garbage.
       const list = this.activeByTask.get(rec.task);
       if (list !== undefined) {
         const i = list.indexOf(st);
         if (i >= 0) list.splice(i, 1);
-        if (list.length === 0) this.activeByTask.delete(rec.task);
       }
     }
     if (!st.eligible) {
@@ -508,6 +523,7 @@ export class LedgerBuilder {
         this.pending = this.pullOp();
       }
       for (const st of [...this.activeById.values()]) this.retire(st, stopNs);
+      for (const st of [...this.activeNoId]) this.retire(st, stopNs);
       // Duplicated ids leave the shadowed state only in the per-task index or the heap.
       for (const list of [...this.activeByTask.values()]) for (const st of [...list]) if (st.active) this.retire(st, stopNs);
       let st = this.heap.pop();

@@ -1,19 +1,19 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 
 /**
- * Line splitting with bounded memory: the only text kept between chunks is the unfinished
- * last line, and a line longer than MAX_LINE is cut off and reported rather than buffered
- * (a 2 GB file without newlines must not become a 2 GB string).
+ * Line splitting over bytes with bounded memory: lines are handed out as ranges of the read
+ * buffer (no decoding, no copy), the only bytes kept between chunks are the unfinished last
+ * line, and a line longer than MAX_LINE is cut off and reported rather than buffered (a 2 GB
+ * file without newlines must not become a 2 GB string).
  */
 export const MAX_LINE = 1 << 16;
 
-/** Called for each line; `truncated` is set when the line was longer than MAX_LINE (only its head is passed). */
-export type LineSink = (line: string, no: number, truncated: boolean) => void;
+/** Called for each line b[start, end) (without the newline and a trailing CR); `truncated`: longer than MAX_LINE, only its head is passed. */
+export type LineSink = (b: Buffer, start: number, end: number, no: number, truncated: boolean) => void;
 
-/** Incremental splitter: feed decoded text, get whole lines; `end()` flushes the last one. */
+/** Incremental splitter: feed chunks, get whole lines; `end()` flushes the last one. */
 export class LineSplitter {
-  private carry = '';
+  private carry: Buffer | undefined;
   private skipping = false;
   private no = 0;
   /** The last line had no final newline (a cut-off file). */
@@ -25,46 +25,59 @@ export class LineSplitter {
     return this.no;
   }
 
-  push(chunk: string): void {
+  private emit(b: Buffer, start: number, end: number): void {
+    this.no++;
+    if (end > start && b[end - 1] === 13) end--;
+    if (end - start > MAX_LINE) this.sink(b, start, start + 200, this.no, true);
+    else this.sink(b, start, end, this.no, false);
+  }
+
+  private tooLong(b: Buffer, start: number): void {
+    this.no++;
+    this.sink(b, start, Math.min(b.length, start + 200), this.no, true);
+    this.skipping = true;
+    this.carry = undefined;
+  }
+
+  push(chunk: Buffer): void {
     let from = 0;
-    const n = chunk.length;
-    while (from < n) {
-      const nl = chunk.indexOf('\n', from);
+    if (this.skipping) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) return;
+      this.skipping = false;
+      from = nl + 1;
+    } else if (this.carry !== undefined) {
+      const nl = chunk.indexOf(10);
       if (nl < 0) {
-        if (!this.skipping) {
-          this.carry += chunk.slice(from);
-          if (this.carry.length > MAX_LINE) {
-            this.no++;
-            this.sink(this.carry.slice(0, 200), this.no, true);
-            this.carry = '';
-            this.skipping = true;
-          }
-        }
+        this.carry = Buffer.concat([this.carry, chunk]);
+        if (this.carry.length > MAX_LINE) this.tooLong(this.carry, 0);
         return;
       }
-      if (this.skipping) {
-        this.skipping = false;
-      } else {
-        let line = this.carry.length > 0 ? this.carry + chunk.slice(from, nl) : chunk.slice(from, nl);
-        this.carry = '';
-        this.no++;
-        if (line.length > MAX_LINE) this.sink(line.slice(0, 200), this.no, true);
-        else {
-          if (line.length > 0 && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
-          this.sink(line, this.no, false);
-        }
-      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
+      this.carry = undefined;
+      this.emit(line, 0, line.length);
       from = nl + 1;
+    }
+    const n = chunk.length;
+    for (;;) {
+      const nl = chunk.indexOf(10, from);
+      if (nl < 0) break;
+      this.emit(chunk, from, nl);
+      from = nl + 1;
+    }
+    if (from < n) {
+      if (n - from > MAX_LINE) this.tooLong(chunk, from);
+      // A copy, so the chunk itself can be freed.
+      else this.carry = Buffer.from(chunk.subarray(from));
     }
   }
 
   end(): void {
-    if (this.carry.length > 0) {
-      this.no++;
-      this.lastLineUnterminated = true;
+    if (this.carry !== undefined && !this.skipping) {
       const line = this.carry;
-      this.carry = '';
-      this.sink(line, this.no, false);
+      this.carry = undefined;
+      this.lastLineUnterminated = true;
+      this.emit(line, 0, line.length);
     }
   }
 }
@@ -72,37 +85,53 @@ export class LineSplitter {
 /** Split a readable stream into lines, calling `sink` synchronously per line. */
 export async function forEachLine(stream: NodeJS.ReadableStream, sink: LineSink, onChunk?: (bytes: number) => void): Promise<LineSplitter> {
   const splitter = new LineSplitter(sink);
-  const decoder = new StringDecoder('utf8');
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    if (typeof chunk === 'string') {
-      splitter.push(chunk);
-      onChunk?.(Buffer.byteLength(chunk));
-    } else {
-      splitter.push(decoder.write(chunk));
-      onChunk?.(chunk.length);
-    }
+    const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    splitter.push(b);
+    onChunk?.(b.length);
   }
-  splitter.push(decoder.end());
   splitter.end();
   return splitter;
 }
 
+/** One line handed out by SyncFileLines (the object is reused: copy what you keep). */
+export interface PulledLine {
+  b: Buffer;
+  start: number;
+  end: number;
+  no: number;
+  truncated: boolean;
+}
+
 /**
  * A pull-style line reader over a file, synchronous so that the ledger can pull operations
- * while it is inside a trace chunk. Memory: one chunk plus the lines not yet pulled from it.
+ * while it is inside a trace chunk. Memory: one chunk plus the line ranges not yet pulled.
  */
 export class SyncFileLines {
   private fd: number | undefined;
-  private readonly buf = Buffer.allocUnsafe(1 << 20);
-  private readonly decoder = new StringDecoder('utf8');
-  private queue: Array<{ line: string; no: number; truncated: boolean }> = [];
+  private queue: PulledLine[] = [];
+  private count = 0;
   private head = 0;
   private done = false;
   private readonly splitter: LineSplitter;
 
   constructor(file: string) {
     this.fd = openSync(file, 'r');
-    this.splitter = new LineSplitter((line, no, truncated) => this.queue.push({ line, no, truncated }));
+    this.splitter = new LineSplitter((b, start, end, no, truncated) => {
+      // Reuse the line objects of the previous chunk.
+      let slot = this.queue[this.count];
+      if (slot === undefined) {
+        slot = { b, start, end, no, truncated };
+        this.queue.push(slot);
+      } else {
+        slot.b = b;
+        slot.start = start;
+        slot.end = end;
+        slot.no = no;
+        slot.truncated = truncated;
+      }
+      this.count++;
+    });
   }
 
   get lastLineUnterminated(): boolean {
@@ -110,19 +139,20 @@ export class SyncFileLines {
   }
 
   /** The next line, or undefined at end of file. */
-  next(): { line: string; no: number; truncated: boolean } | undefined {
-    while (this.head >= this.queue.length) {
+  next(): PulledLine | undefined {
+    while (this.head >= this.count) {
       if (this.done) return undefined;
-      this.queue = [];
+      this.count = 0;
       this.head = 0;
-      const n = readSync(this.fd!, this.buf, 0, this.buf.length, null);
+      // A fresh buffer each time: the lines handed out point into it.
+      const buf = Buffer.allocUnsafe(1 << 20);
+      const n = readSync(this.fd!, buf, 0, buf.length, null);
       if (n === 0) {
-        this.splitter.push(this.decoder.end());
         this.splitter.end();
         this.done = true;
         this.close();
       } else {
-        this.splitter.push(this.decoder.write(this.buf.subarray(0, n)));
+        this.splitter.push(buf.subarray(0, n));
       }
     }
     return this.queue[this.head++];

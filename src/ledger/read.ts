@@ -1,8 +1,9 @@
 import { InputError } from '../errors.js';
-import { parseTraceLine, type TraceLineOptions } from '../evidence/trace.js';
+import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
+import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
+import { isCounter, parseOpBytes, parseProbeBytes, type OpRecord } from './records.js';
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -52,6 +53,14 @@ export interface LedgerReport {
   notes: string[];
 }
 
+function isBlankLine(b: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
 /** Read an ops ledger and a probe trace, stream them through the ledger, and summarise. */
 export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport> {
   const problems = new ProblemLog();
@@ -85,9 +94,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             addOpsProblem({ file: opsFile, line: l.no, expected: `a line of at most ${MAX_LINE} characters`, got: 'a longer line' });
             continue;
           }
-          const text = l.line.trim();
-          if (text === '') continue;
-          const r = parseOpLine(text, l.no);
+          if (isBlankLine(l.b, l.start, l.end)) continue;
+          const r = parseOpBytes(l.b, l.start, l.end, l.no);
           if (r.ok) {
             opsValid++;
             return r.value;
@@ -107,6 +115,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder =>
     new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
+      // Only probe.jsonl records can name an operation.
+      opIds: format === 'jsonl',
       nextOp,
       captureStartNs: opts.captureStartNs,
       captureStopNs: opts.captureStopNs,
@@ -131,20 +141,21 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   let lastLine = 0;
   const splitter = await forEachLine(
     opts.trace.stream,
-    (line, no, truncated) => {
+    (b, start, end, no, truncated) => {
       lastLine = no;
       if (truncated) {
         traceProblem(no, `a line of at most ${MAX_LINE} characters`, 'a longer line (binary data or a file without newlines?)');
         return;
       }
       if (format === undefined) {
-        const t = line.trimStart();
-        if (t === '' || t.charCodeAt(0) === 35 /* # */) return;
-        format = t.charCodeAt(0) === 123 /* { */ ? 'jsonl' : 'trace-text';
+        let i = start;
+        while (i < end && (b[i] === 32 || b[i] === 9)) i++;
+        if (i === end || b[i] === 35 /* # */) return;
+        format = b[i] === 123 /* { */ ? 'jsonl' : 'trace-text';
       }
       if (format === 'jsonl') {
-        if (line.length === 0 || line.trim() === '') return;
-        const r = parseProbeLine(line, no);
+        if (isBlankLine(b, start, end)) return;
+        const r = parseProbeBytes(b, start, end, no);
         if (!r.ok) {
           traceProblem(no, r.expected, r.got);
           return;
@@ -155,31 +166,20 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         else builder.add(r.value);
         return;
       }
-      const r = parseTraceLine(line, events);
-      if (r === null) return;
-      switch (r.kind) {
-        case 'entry':
-        case 'return': {
-          if (builder === undefined) {
-            builder = makeBuilder('event');
-            if (r.source === 'perf') format = 'perf-script';
-          }
-          records++;
-          const rec: ProbeRecord = { ev: r.kind, tsNs: r.tsNs, task: r.pid, inst: undefined, op: undefined, line: no };
-          builder.add(rec);
-          return;
+      const k = scanTraceBytes(b, start, end, events);
+      if (k === SCAN_ENTRY || k === SCAN_RETURN) {
+        if (builder === undefined) {
+          builder = makeBuilder('event');
+          if (traceScan.source === 'perf') format = 'perf-script';
         }
-        case 'other':
-          other++;
-          return;
-        case 'lost':
-          lostMarkers++;
-          lostEvents += r.count;
-          return;
-        case 'problem':
-          traceProblem(no, r.expected, r.got);
-          return;
-      }
+        records++;
+        // Trace text carries no instance id: the ledger pairs by the task's stack.
+        builder.add({ ev: k === SCAN_ENTRY ? 'entry' : 'return', tsNs: traceScan.tsNs, task: traceScan.pid, inst: undefined, op: undefined, line: no });
+      } else if (k === SCAN_OTHER) other++;
+      else if (k === SCAN_LOST) {
+        lostMarkers++;
+        lostEvents += traceScan.lost;
+      } else if (k === SCAN_PROBLEM) traceProblem(no, traceScan.expected, shown(b.toString('utf8', start, Math.min(end, start + 200))));
     },
     opts.onProgress,
   );

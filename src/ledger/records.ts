@@ -1,4 +1,5 @@
 import { shown } from '../errors.js';
+import { F_FALSE, F_NULL, F_NUM, F_STR, F_TRUE, FlatJson, key } from './flatjson.js';
 
 /**
  * The ledger's two inputs in normalised form, and the pure JSON Lines parsers for them
@@ -61,6 +62,99 @@ function isNs(v: unknown): v is number {
 
 const OP_EXAMPLE = '{"op": "req-17", "task": 311, "submit_ns": 4374190000, "done_ns": 6138369000, "reaches_target": true}';
 
+const flat = new FlatJson();
+const K_OP = key('op');
+const K_TASK = key('task');
+const K_SUBMIT = key('submit_ns');
+const K_DONE = key('done_ns');
+const K_REACHES = key('reaches_target');
+const K_EV = key('ev');
+const K_TS = key('ts_ns');
+const K_INST = key('inst');
+const V_ENTRY = key('entry');
+const V_RETURN = key('return');
+const V_FILTERED = key('filtered');
+
+/** The fast path for a well-formed op line; undefined sends the line to the full parser. */
+function fastOp(b: Buffer, start: number, end: number, line: number): OpRecord | undefined {
+  if (!flat.reset(b, start, end)) return undefined;
+  let op: string | undefined;
+  let task = -1;
+  let submit = -1;
+  let done: number | null = null;
+  let reaches: boolean | undefined;
+  for (;;) {
+    const r = flat.next();
+    if (r === 0) break;
+    if (r < 0) return undefined;
+    const t = flat.type;
+    if (flat.keyIs(K_OP)) {
+      if (t !== F_STR || flat.vEnd === flat.vStart) return undefined;
+      op = flat.str();
+    } else if (flat.keyIs(K_TASK)) {
+      if (t === F_NUM && flat.num >= 0) task = flat.num;
+      else if (t !== F_NULL) return undefined;
+    } else if (flat.keyIs(K_SUBMIT)) {
+      if (t !== F_NUM || flat.num < 0) return undefined;
+      submit = flat.num;
+    } else if (flat.keyIs(K_DONE)) {
+      if (t === F_NUM && flat.num >= 0) done = flat.num;
+      else if (t !== F_NULL) return undefined;
+    } else if (flat.keyIs(K_REACHES)) {
+      if (t === F_TRUE) reaches = true;
+      else if (t === F_FALSE) reaches = false;
+      else if (t !== F_NULL) return undefined;
+    }
+  }
+  if (op === undefined || submit < 0 || (done !== null && done < submit)) return undefined;
+  return { op, task, submitNs: submit, doneNs: done, reachesTarget: reaches, line };
+}
+
+/** The fast path for a well-formed entry/return/filtered line; undefined sends it to the full parser. */
+function fastProbe(b: Buffer, start: number, end: number, line: number): ProbeRecord | undefined {
+  if (!flat.reset(b, start, end)) return undefined;
+  let ev: ProbeRecord['ev'] | undefined;
+  let ts = -1;
+  let task = -1;
+  let inst: string | undefined;
+  let op: string | undefined;
+  for (;;) {
+    const r = flat.next();
+    if (r === 0) break;
+    if (r < 0) return undefined;
+    const t = flat.type;
+    if (flat.keyIs(K_EV)) {
+      if (t !== F_STR) return undefined;
+      if (flat.strIs(V_ENTRY)) ev = 'entry';
+      else if (flat.strIs(V_RETURN)) ev = 'return';
+      else if (flat.strIs(V_FILTERED)) ev = 'filtered';
+      else return undefined;
+    } else if (flat.keyIs(K_TS)) {
+      if (t !== F_NUM || flat.num < 0) return undefined;
+      ts = flat.num;
+    } else if (flat.keyIs(K_TASK)) {
+      if (t === F_NUM && flat.num >= 0) task = flat.num;
+      else if (t !== F_NULL) return undefined;
+    } else if (flat.keyIs(K_INST)) {
+      if (t === F_STR) inst = flat.str();
+      else if (t === F_NUM) inst = String(flat.num);
+      else if (t !== F_NULL) return undefined;
+    } else if (flat.keyIs(K_OP)) {
+      if (t === F_STR) op = flat.str();
+      else if (t !== F_NULL) return undefined;
+    }
+  }
+  if (ev === undefined || ts < 0) return undefined;
+  return { ev, tsNs: ts, task, inst, op, line };
+}
+
+/** Parse one `ops.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
+export function parseOpBytes(b: Buffer, start: number, end: number, line: number): Parsed<OpRecord> {
+  const fast = fastOp(b, start, end, line);
+  if (fast !== undefined) return { ok: true, value: fast };
+  return parseOpLine(b.toString('utf8', start, end), line);
+}
+
 /** Parse one `ops.jsonl` line. */
 export function parseOpLine(text: string, line: number): Parsed<OpRecord> {
   const o = parseObject(text);
@@ -89,6 +183,13 @@ export function parseOpLine(text: string, line: number): Parsed<OpRecord> {
 }
 
 const PROBE_EXAMPLE = '{"ev": "entry", "inst": "ffff8881c0a1e400:42", "task": 311, "ts_ns": 4374190000}';
+
+/** Parse one `probe.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
+export function parseProbeBytes(b: Buffer, start: number, end: number, line: number): Parsed<ProbeRecord | CounterRecord> {
+  const fast = fastProbe(b, start, end, line);
+  if (fast !== undefined) return { ok: true, value: fast };
+  return parseProbeLine(b.toString('utf8', start, end), line);
+}
 
 /** Parse one `probe.jsonl` line into a probe record or a counter snapshot. */
 export function parseProbeLine(text: string, line: number): Parsed<ProbeRecord | CounterRecord> {
