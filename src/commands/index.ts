@@ -6,6 +6,7 @@ import { collectCommand } from './collect.js';
 import { labCommand } from './lab.js';
 import { caseCommand } from './case.js';
 import { ledgerCommand } from './ledger.js';
+import { triageCommand } from './triage.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
 export const commands: Array<(ctx: CommandContext) => Command> = [
@@ -15,4 +16,5 @@ export const commands: Array<(ctx: CommandContext) => Command> = [
   labCommand,
   caseCommand,
   ledgerCommand,
+  triageCommand,
 ];

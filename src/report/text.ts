@@ -27,7 +27,8 @@ export function formatValue(v: FactValue | null | undefined): string {
   return String(v);
 }
 
-function wrap(text: string, width: number, indent: string): string {
+/** Wrap words to `width` columns, each line starting with `indent`. */
+export function wrap(text: string, width: number, indent: string): string {
   const words = text.split(/\s+/).filter(Boolean);
   const lines: string[] = [];
   let line = '';
