@@ -18,6 +18,7 @@ const code = await main(process.argv.slice(2), {
   stderrIsTTY: Boolean(process.stderr.isTTY),
   env: process.env,
   cwd: process.cwd(),
-  color: Boolean(process.stdout.isTTY) && process.env.NO_COLOR === undefined,
+  // NO_COLOR (any value) wins; FORCE_COLOR asks for colour on a pipe; otherwise only on a terminal.
+  color: process.env.NO_COLOR === undefined && (Boolean(process.stdout.isTTY) || (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0')),
 });
 process.exitCode = code;

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCase, loadRules, parseCase, type Rules } from '../../src/index.js';
+
+let rules: Rules;
+beforeAll(async () => {
+  rules = await loadRules(path.resolve(import.meta.dirname, '../../rules'));
+});
+const judge = (yaml: string) => evaluateCase(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml'), rules);
+
+const CLEAN = `kernel: { possible_cpus: 2 }
+probe: { interface: module, target: f, registration: { result: ok, epoch: e }, maxactive: { requested: 8 }, entry_handler: { present: true, can_filter: false } }
+coverage: { blacklisted: false, unusual_return: false }
+counters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 0, kprobe_nmissed: 0 } }
+`;
+
+describe('primary verdict and what is missing', () => {
+  it('an empty case is insufficient-evidence and asks first about registration', async () => {
+    const v = await judge('probe: { target: f }');
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.missing).toContain('probe.registration.result');
+  });
+
+  it('after a rejected registration nothing else is missing', async () => {
+    const v = await judge('probe: { target: f, registration: { result: EINVAL } }');
+    expect(v.verdict).toBe('setup-failure');
+    expect(v.missing).toEqual([]);
+  });
+
+  it.each([
+    ['all eligible returned, counters level', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 4 }', 'fully-observed', []],
+    ['a miss counted', 'ledger: { eligible: 4, identity: instance-data, entries: 3, returns: 3 }\ncounters: { start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 1, kprobe_nmissed: 0 } }', 'capacity-missed', ['counters/nmissed-rose']],
+    ['open calls, workload drained, pairing by instance', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: true }', 'evidence-of-stall', ['interpret/stall-evidence']],
+    ['open calls, capture stopped before the drain', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: false }', 'still-in-flight', ['interpret/in-flight-at-capture-stop']],
+    ['calls the probe never saw', 'ledger: { eligible: 6, identity: instance-data, entries: 4, returns: 4 }', 'observer-gap', ['interpret/no-probe-evidence']],
+  ])('%s', async (_, ledger, verdict, fired) => {
+    // A counters block in the row replaces the clean one.
+    const base = ledger.includes('counters:') ? CLEAN.replace(/^counters:.*\n/m, '') : CLEAN;
+    const v = await judge(base + ledger);
+    expect(v.verdict).toBe(verdict);
+    for (const r of fired) expect(v.findings.map((f) => f.rule)).toContain(r);
+  });
+
+  it('open calls with an unknown drain state: insufficient-evidence naming the drain', async () => {
+    const v = await judge(`${CLEAN}ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3 }`);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.missing).toContain('ledger.workload_quiesced');
+  });
+
+  it('a stall is not concluded while the unusual-return question is open', async () => {
+    const v = await judge(`${CLEAN.replace('unusual_return: false', 'unusual_return: unknown')}ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: true }`);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.missing).toContain('coverage.unusual_return');
+  });
+
+  it('fills the accounting identity and says whether it balances', async () => {
+    const v = await judge(`${CLEAN}ledger: { eligible: 5, identity: instance-data, entries: 4, returns: 3, workload_quiesced: false }`);
+    expect(v.accounting).toEqual({ eligible: 5, returned: 3, filtered: 0, in_flight_at_stop: 1, capacity_missed: 0, not_covered: 1, unexplained: 0, balanced: true });
+  });
+
+  it('a finding carries the fact values that made it fire and the provenance of their fields', async () => {
+    const v = await judge(`${CLEAN.replace('end: { epoch: e, nmissed: 0', 'end: { epoch: e, nmissed: 2')}provenance: { counters.end.nmissed: "end/kprobe_profile:3" }`);
+    const f = v.findings.find((x) => x.rule === 'counters/nmissed-rose')!;
+    expect(f.facts).toEqual({ 'counters.delta.nmissed': 2 });
+    expect(f.provenance).toEqual({ 'counters.end.nmissed': 'end/kprobe_profile:3' });
+  });
+});
