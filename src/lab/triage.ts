@@ -23,7 +23,7 @@ export interface LabTriage {
 type Obj = Record<string, unknown>;
 
 /** case-format.md order, so a lab case reads like a hand-written one. */
-const CASE_ORDER = ['format', 'id', 'title', 'source', 'kernel', 'probe', 'coverage', 'concurrency', 'counters', 'ledger', 'latency', 'claims', 'expected', 'provenance'];
+const CASE_ORDER = ['format', 'id', 'title', 'source', 'kernel', 'probe', 'coverage', 'concurrency', 'counters', 'ledger', 'latency', 'fixture', 'claims', 'expected', 'provenance'];
 
 function setPath(obj: Obj, dotted: string, value: unknown): void {
   const keys = dotted.split('.');
@@ -56,6 +56,23 @@ const FIXTURE_FACTS: Record<string, unknown> = {
 };
 
 /**
+ * Facts about the probe the lab registered, true of every tracefs return event it writes
+ * (`rN:kfix/gate pipe_read arg1=$retval`): no $argN, so no entry handler (kernel-facts.md §3,
+ * v6.10), and the kernel's own handlers only write the ring buffer. pipe_read is reached through
+ * file_operations.read_iter, an indirect call that cannot be inlined.
+ */
+const TRACEFS_PROBE_FACTS: Record<string, unknown> = {
+  'probe.entry_handler.present': false,
+  'probe.entry_handler.can_filter': false,
+  'probe.handler.may_sleep': false,
+  'probe.handler.blocking_locks': false,
+  'probe.handler.does_io': false,
+  'probe.handler.heavy_printk': false,
+  'probe.handler.bounded_storage': true,
+  'coverage.inlined_call_sites': 'none',
+};
+
+/**
  * Bundle -> case -> verdict, with the project's own pieces: `caseFromBundle` for the kernel's
  * files, the ledger reader over the scenario's ops.jsonl and trace, then `evaluateCase`. The case
  * is written beside the bundle as `<bundle>.case.yaml`.
@@ -82,6 +99,10 @@ export async function triageBundle(
       setPath(data, k, v);
       provenance[k] = 'lab: the fixture harness (lab/guest/init.sh)';
     }
+    for (const [k, v] of Object.entries(TRACEFS_PROBE_FACTS)) {
+      setPath(data, k, v);
+      provenance[k] = `lab: the tracefs definition it wrote (${obs.definition ?? '?'})`;
+    }
     const trace = path.join(obs.dir, 'end', 'trace');
     const stop = obs.captureStopNs;
     const report = await readLedger({
@@ -97,6 +118,21 @@ export async function triageBundle(
       if (v === undefined || v === null) continue;
       setPath(data, k, v);
       provenance[k] = `lab: ledger of ${obs.bundle}/ops.jsonl against ${obs.bundle}/end/trace`;
+    }
+  }
+  if (fixture) {
+    // The gate is pipe_read's own wait for data on a FIFO whose writer the controller holds:
+    // each reader has its own FIFO, so it holds nothing another caller or the controller needs,
+    // and the wait is the function's normal one rather than one fabricated on a driver path.
+    const gateFacts: Record<string, unknown> = {
+      'fixture.gated': true,
+      'fixture.gate_holds_shared_resource': false,
+      'fixture.live_driver_path': false,
+    };
+    if (obs.gated) gateFacts['fixture.overlap_verified'] = obs.gated.all_blocked;
+    for (const [k, v] of Object.entries(gateFacts)) {
+      setPath(data, k, v);
+      provenance[k] = k === 'fixture.overlap_verified' ? `lab: ${obs.bundle}/gate.log (entry hits and wchan of each reader before the release)` : 'lab: the fixture harness (lab/guest/init.sh)';
     }
   }
   if (fixture && obs.ops.length > 0 && obs.ops.every((o) => o.done_ns !== null || o.done_after_stop_ns !== undefined)) {
