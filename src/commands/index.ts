@@ -6,6 +6,7 @@ import { collectCommand } from './collect.js';
 import { labCommand } from './lab.js';
 import { caseCommand } from './case.js';
 import { ledgerCommand } from './ledger.js';
+import { capacityCommand } from './capacity.js';
 import { triageCommand } from './triage.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
@@ -16,5 +17,6 @@ export const commands: Array<(ctx: CommandContext) => Command> = [
   labCommand,
   caseCommand,
   ledgerCommand,
+  capacityCommand,
   triageCommand,
 ];
