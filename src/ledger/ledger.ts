@@ -482,6 +482,8 @@ export class LedgerBuilder {
       call.op.returned++;
       const i = call.op.calls.indexOf(call);
       if (i >= 0) call.op.calls.splice(i, 1);
+    } else if (this.hasOps) {
+      this.foreign++;
     }
   }
 

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { LedgerBuilder, type EntrySemantics, type LedgerResult } from '../../src/ledger/ledger.js';
+import type { OpRecord, ProbeRecord } from '../../src/ledger/records.js';
+import { LogHistogram } from '../../src/ledger/histogram.js';
+
+type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string];
+type O = [op: string, task: number, submit: number, done: number | null, reaches?: boolean];
+
+function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmissedDelta?: number; stop?: number } = {}): { r: LedgerResult; warnings: number[] } {
+  const opRecs: OpRecord[] = (ops ?? []).map(([op, task, submitNs, doneNs, reaches], i) => ({ op, task, submitNs, doneNs, reachesTarget: reaches ?? true, line: i + 1 }));
+  let i = 0;
+  const warnings: number[] = [];
+  const b = new LedgerBuilder({
+    semantics: opts.semantics ?? 'instance',
+    nextOp: ops === undefined ? undefined : () => opRecs[i++],
+    nmissedDelta: opts.nmissedDelta,
+    captureStopNs: opts.stop,
+    warn: (_s, line) => warnings.push(line),
+  });
+  records.forEach(([ev, tsNs, task, inst, op], n) => b.add({ ev, tsNs, task, inst, op, line: n + 1 }));
+  return { r: b.finish(), warnings };
+}
+
+describe('pairing', () => {
+  it.each<[string, R[], Partial<LedgerResult['pairing']>, number, number[]]>([
+    // name, records, pairing, high-water, durations (sorted)
+    ['recursion without ids nests by the task stack', [['entry', 10, 1], ['entry', 20, 1], ['return', 30, 1], ['return', 100, 1]], { byTask: 2, ambiguous: 1, identity: 'task-and-depth' }, 2, [10, 90]],
+    ['repeated calls by one task pair in order', [['entry', 10, 1], ['return', 20, 1], ['entry', 30, 1], ['return', 70, 1]], { byTask: 2, ambiguous: 0 }, 1, [10, 40]],
+    ['interleaved tasks pair per task', [['entry', 10, 1], ['entry', 15, 2], ['return', 20, 2], ['return', 50, 1]], { byTask: 2, ambiguous: 0 }, 2, [5, 40]],
+    ['instance ids pair across tasks and out of LIFO order', [['entry', 10, 1, 'a'], ['entry', 12, 1, 'b'], ['return', 20, 1, 'a'], ['return', 40, 1, 'b']], { byInstance: 2, byTask: 0, identity: 'instance-data' }, 2, [10, 28]],
+    ['a return without an entry started before capture', [['return', 10, 1], ['entry', 20, 1], ['return', 25, 1]], { returnsWithoutEntry: 1, byTask: 1 }, 1, [5]],
+    ['an entry without a return stays open', [['entry', 10, 1], ['entry', 20, 2], ['return', 30, 2]], { entriesWithoutReturn: 1, byTask: 1 }, 2, [10]],
+    ['a reused instance id while open counts as a duplicate', [['entry', 10, 1, 'a'], ['entry', 20, 2, 'a'], ['return', 30, 2, 'a']], { duplicateInstances: 1, byInstance: 1 }, 1, [10]],
+    ['records without id or task cannot pair', [['entry', 10, -1], ['return', 20, -1]], { byTask: 0, byInstance: 0, identity: 'none' }, 0, []],
+  ])('%s', (_name, records, pairing, hw, durations) => {
+    const { r } = run(records);
+    expect(r.pairing).toMatchObject(pairing);
+    expect(r.highWater.value).toBe(hw);
+    expect(r.durations?.count ?? 0).toBe(durations.length);
+    if (durations.length > 0) {
+      expect(r.durations!.minNs).toBe(durations[0]);
+      expect(r.durations!.maxNs).toBe(durations[durations.length - 1]);
+    }
+  });
+
+  it('flags a return-without-entry high-water mark as a floor', () => {
+    expect(run([['return', 10, 1]]).r.highWater.lowerBound).toBe(true);
+  });
+
+  it('warns with the line of the first out-of-order record', () => {
+    const { r, warnings } = run([['entry', 10, 1], ['return', 30, 1], ['entry', 20, 2], ['return', 40, 2]]);
+    expect(r.pairing.unsortedRecords).toBe(1);
+    expect(r.pairing.firstUnsortedLine).toBe(3);
+    expect(warnings).toContain(3);
+  });
+});
+
+describe('classification against the operation ledger', () => {
+  const ops: O[] = [
+    ['returned', 1, 0, 100],
+    ['in-flight', 2, 0, null],
+    ['filtered', 3, 0, 100],
+    ['silent', 4, 0, 100],
+    ['no-return', 5, 0, 100],
+    ['elsewhere', 6, 0, 100, false],
+  ];
+  const records: R[] = [
+    ['entry', 10, 1],
+    ['entry', 11, 2, 'x'],
+    ['filtered', 12, 3],
+    ['entry', 13, 5],
+    ['entry', 14, 99],
+    ['return', 50, 1],
+    ['return', 60, 99],
+    ['entry', 200, 1],
+  ];
+  it('classifies each operation and counts foreign records', () => {
+    const { r } = run(records, ops, { nmissedDelta: 1 });
+    expect(r.ops?.classification).toEqual({ returned: 1, in_flight_at_stop: 1, completed_without_return: 1, filtered: 1, no_probe_evidence: 1 });
+    expect(r.ops?.eligible).toBe(5);
+    expect(r.ops?.ineligible).toBe(1);
+    // task 99's call, and task 1's call after its operation was done
+    expect(r.pairing.foreign).toBe(3);
+    expect(r.identity).toEqual({ eligible: 5, returned: 1, filtered: 1, in_flight_at_stop: 1, capacity_missed: 1, not_covered: 0, unexplained: 1, balanced: true });
+  });
+
+  it('leaves capacity_missed unknown without a miss-counter delta', () => {
+    const { r } = run(records, ops);
+    expect(r.identity?.capacity_missed).toBeNull();
+    expect(r.identity?.balanced).toBeNull();
+  });
+
+  it('binds by op id when records carry one', () => {
+    const { r } = run([['entry', 10, 7, 'i', 'returned'], ['return', 20, 7, 'i']], [['returned', 1, 0, 100]]);
+    expect(r.ops?.classification.returned).toBe(1);
+    expect(r.pairing.foreign).toBe(0);
+  });
+
+  it('with entry events, splits unreturned calls into capacity misses and in-flight calls', () => {
+    // The kernel-notes fixture: r2, three gated readers, two returns, nmissed 1.
+    const fixture: O[] = [['r1', 147, 0, 5000], ['r2', 148, 0, 5001], ['r3', 149, 0, 5002]];
+    const recs: R[] = [['entry', 10, 147], ['entry', 20, 148], ['entry', 30, 149], ['return', 4000, 147], ['return', 4001, 148]];
+    const { r } = run(recs, fixture, { semantics: 'event', nmissedDelta: 1, stop: 6000 });
+    expect(r.identity).toMatchObject({ eligible: 3, returned: 2, capacity_missed: 1, in_flight_at_stop: 0, unexplained: 0, balanced: true });
+    expect(r.highWater.value).toBe(3);
+    const stopped = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 0 });
+    expect(stopped.r.identity).toMatchObject({ returned: 0, in_flight_at_stop: 3, capacity_missed: 0 });
+  });
+});
+
+describe('duration histogram', () => {
+  it('keeps quantiles within the stated relative error in fixed memory', () => {
+    const h = new LogHistogram();
+    const values: number[] = [];
+    for (let i = 1; i <= 20000; i++) {
+      const v = Math.round(1000 * Math.pow(1.0007, i));
+      values.push(v);
+      h.add(v);
+    }
+    values.sort((a, b) => a - b);
+    const s = h.summary()!;
+    for (const [q, got] of [[0.5, s.p50Ns], [0.9, s.p90Ns], [0.99, s.p99Ns]] as const) {
+      const exact = values[Math.ceil(q * values.length) - 1]!;
+      expect(Math.abs(got - exact) / exact).toBeLessThanOrEqual(s.relativeError + 1e-9);
+    }
+    expect(s.maxNs).toBe(values[values.length - 1]);
+  });
+});

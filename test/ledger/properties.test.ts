@@ -1,0 +1,76 @@
+import { createReadStream, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/ledger/read.js';
+import { simulate, type GenParams, type GenSink } from '../../scripts/gen-trace.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-ledger-prop-'));
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const params: fc.Arbitrary<GenParams> = fc.record({
+  events: fc.integer({ min: 20, max: 1500 }),
+  seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+  workers: fc.integer({ min: 1, max: 12 }),
+  maxactive: fc.integer({ min: 1, max: 10 }),
+  pRecurse: fc.double({ min: 0, max: 0.5, noNaN: true }),
+  maxDepth: fc.integer({ min: 1, max: 4 }),
+  pFiltered: fc.double({ min: 0, max: 0.2, noNaN: true }),
+  pIneligible: fc.double({ min: 0, max: 0.2, noNaN: true }),
+  pNoEvidence: fc.double({ min: 0, max: 0.1, noNaN: true }),
+  foreignGapUs: fc.oneof(fc.constant(0), fc.integer({ min: 20, max: 500 })),
+  meanCallUs: fc.integer({ min: 3, max: 300 }),
+  pLong: fc.double({ min: 0, max: 0.2, noNaN: true }),
+  longCallUs: fc.integer({ min: 50, max: 3000 }),
+  thinkUs: fc.integer({ min: 1, max: 100 }),
+});
+
+let run = 0;
+async function generateFiles(p: GenParams) {
+  const lines: Record<keyof GenSink, string[]> = { ops: [], trace: [], jsonl: [] };
+  const sink: GenSink = { ops: (l) => lines.ops.push(l), trace: (l) => lines.trace.push(l), jsonl: (l) => lines.jsonl.push(l) };
+  const dry = simulate(p, undefined);
+  const truth = simulate(p, sink, dry.stop_us);
+  const base = path.join(dir, String(run++));
+  await fs.mkdir(base);
+  const files = { ops: path.join(base, 'ops.jsonl'), trace: path.join(base, 'trace.txt'), jsonl: path.join(base, 'probe.jsonl') };
+  for (const k of ['ops', 'trace', 'jsonl'] as const) await fs.writeFile(files[k], `${lines[k].join('\n')}\n`);
+  return { truth, files };
+}
+
+describe('ledger against generated traces with known ground truth', () => {
+  it('reproduces classification counts and the high-water mark exactly', async () => {
+    await fc.assert(
+      fc.asyncProperty(params, async (p) => {
+        const { truth, files } = await generateFiles(p);
+        for (const form of ['trace', 'jsonl'] as const) {
+          const report = await readLedger({ opsFile: files.ops, trace: { name: form, stream: createReadStream(files[form]) } });
+          const r = report.result;
+          const want = form === 'trace' ? truth.text : truth.jsonl;
+          expect(report.problems.count).toBe(0);
+          expect(r.ops?.eligible).toBe(want.eligible);
+          expect(r.ops?.classification).toEqual({
+            returned: want.returned,
+            in_flight_at_stop: want.in_flight_at_stop,
+            completed_without_return: want.completed_without_return,
+            filtered: want.filtered,
+            no_probe_evidence: want.no_probe_evidence,
+          });
+          expect(r.highWater.value).toBe(want.high_water);
+          if (form === 'jsonl') {
+            // probe.jsonl carries the counter snapshots: the identity closes.
+            expect(r.counters.nmissedDelta).toBe(truth.nmissed);
+            expect(r.identity?.balanced).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
