@@ -239,11 +239,15 @@ export function caseFacts(c: Case): Facts {
   if ((src === 'kprobe_profile' || src === 'bpf-link') && !values.has('counters.delta.kprobe_nmissed') && values.get('counters.delta.nmissed') === 0) {
     set('counters.delta.kprobe_nmissed', 0, ['counters.start.nmissed', 'counters.end.nmissed', 'counters.source']);
   }
+  // So while the source is unknown it is one more way to decide the kprobe part (triage asks it).
+  if (src === undefined && !values.has('counters.delta.kprobe_nmissed')) {
+    needs.set('counters.delta.kprobe_nmissed', [...new Set([...(needs.get('counters.delta.kprobe_nmissed') ?? []), 'counters.source'])]);
+  }
 
   // Records prove a probe was armed; only an explicit answer can say it was not.
   const armed = bool('probe.armed');
   const recorded = [num('ledger.entries'), num('ledger.returns'), num('counters.end.hits')].some((n) => n !== undefined && n > 0);
-  set('probe.was_armed', armed ?? (recorded ? true : undefined), ['probe.armed']);
+  set('probe.was_armed', armed ?? (recorded ? true : undefined), ['probe.armed', 'ledger.entries', 'ledger.returns', 'counters.end.hits']);
 
   // The accounting identity (DESIGN.md).
   const eligible = num('ledger.eligible');
@@ -253,7 +257,7 @@ export function caseFacts(c: Case): Facts {
   const canFilter = bool('probe.entry_handler.can_filter');
   const hasHandler = bool('probe.entry_handler.present');
   const filtered = num('ledger.filtered') ?? (canFilter === false || hasHandler === false ? 0 : undefined);
-  set('accounting.filtered', filtered, ['ledger.filtered']);
+  set('accounting.filtered', filtered, ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter']);
   const entries = num('ledger.entries');
   // Admitted calls: the entry records, or — where admitted calls leave no record of their own, as
   // with a tracefs return event — every entry-probe hit less the misses and the filtered calls.
@@ -272,7 +276,7 @@ export function caseFacts(c: Case): Facts {
   set('accounting.returns_outside_capture', hitsDelta !== undefined && returned !== undefined ? Math.max(0, hitsDelta - returned) : undefined, ['counters.start.hits', 'counters.end.hits', 'ledger.returns']);
   const lost = num('ledger.completed_without_return') ?? 0;
   const quiesced = bool('ledger.workload_quiesced');
-  const openInputs = ['ledger.in_flight_at_stop', 'ledger.workload_quiesced'];
+  const openInputs = ['accounting.open_at_stop', 'ledger.workload_quiesced'];
   // Nothing open needs no window; otherwise only a drained workload tells a late return from none.
   const windowed = (drained: boolean) => (open === undefined ? undefined : open - Math.min(lost, open) === 0 ? 0 : quiesced === undefined ? undefined : quiesced === drained ? open - Math.min(lost, open) : 0);
   set('accounting.in_flight_at_stop', windowed(false), openInputs);
@@ -281,7 +285,7 @@ export function caseFacts(c: Case): Facts {
   set('accounting.capacity_missed', missed, ['counters.delta.nmissed']);
   const noEvidence = num('ledger.no_probe_evidence') ??
     (eligible !== undefined && returned !== undefined && filtered !== undefined && open !== undefined ? eligible - returned - filtered - open : undefined);
-  set('accounting.no_evidence', noEvidence === undefined ? undefined : Math.max(0, noEvidence), ['ledger.no_probe_evidence', 'ledger.eligible', 'ledger.returns', 'ledger.filtered', 'ledger.in_flight_at_stop']);
+  set('accounting.no_evidence', noEvidence === undefined ? undefined : Math.max(0, noEvidence), ['ledger.no_probe_evidence', 'ledger.eligible', 'ledger.returns', 'accounting.filtered', 'accounting.open_at_stop']);
   set('accounting.not_covered', noEvidence === undefined || missed === undefined ? undefined : Math.max(0, noEvidence - missed) + Math.min(lost, open ?? 0),
     ['accounting.no_evidence', 'counters.delta.nmissed']);
   set('accounting.misses_exceed_ledger', noEvidence === undefined || missed === undefined ? undefined : Math.max(0, missed - Math.max(0, noEvidence)),
