@@ -114,7 +114,7 @@ collect() { # start|end: stage while armed, then the project's collector writes 
     if [ -e $T/events/$e/enable ]; then read -r v < $T/events/$e/enable; [ "$v" = 1 ] && armed=1; fi
   done
   [ $armed = 1 ] && events_enable 0
-  sh $COLLECT snapshot "$1" $ev --symbol pipe_read --root "$R" --out "$S" > "$S/collect-$1.log" 2>&1
+  sh $COLLECT snapshot "$1" $ev --symbol "$SYMBOL" --root "$R" --out "$S" > "$S/collect-$1.log" 2>&1
   echo $? > "$S/collect-$1.rc"
   rm -rf "$R"
   [ $armed = 1 ] && events_enable 1
@@ -229,6 +229,7 @@ gated_workload() {
 # A fixture scenario: $1 name, $2 return-probe prefix (r2, r8, r), $3 stop capture while gated
 fixture() {
   local name=$1 prefix=$2 stop=$3 t0 ret_def ent_def rc1 rc2
+  SYMBOL=pipe_read
   S=$OUT/$name; S_NAME=$name; mkdir -p $S
   now_ns; t0=$NOW
   reset_tracing
@@ -260,9 +261,10 @@ fixture() {
   emit $name
 }
 
-# A registration that must be rejected: $1 name, $2 definition
+# A registration that must be rejected: $1 name, $2 definition, $3 its symbol
 failure() {
   local name=$1 def=$2 t0 rc err
+  SYMBOL=$3
   S=$OUT/$name; S_NAME=$name; mkdir -p $S
   now_ns; t0=$NOW
   reset_tracing
@@ -291,10 +293,10 @@ for sc in $SCENARIOS; do
     stopped) fixture stopped r8 1 ;;
     default) fixture "${DEFAULT_NAME:-default}" r 0 ;;
     failures)
-      failure fail-missing-symbol 'r:kfix/gate no_such_function_xyz'
-      failure fail-blacklisted 'r:kfix/gate do_int3'
-      failure fail-r0 'r0:kfix/gate pipe_read'
-      failure fail-r9999 'r9999:kfix/gate pipe_read'
+      failure fail-missing-symbol 'r:kfix/gate no_such_function_xyz' no_such_function_xyz
+      failure fail-blacklisted 'r:kfix/gate do_int3' do_int3
+      failure fail-r0 'r0:kfix/gate pipe_read' pipe_read
+      failure fail-r9999 'r9999:kfix/gate pipe_read' pipe_read
       ;;
     *) say "unknown scenario $sc" ;;
   esac

@@ -67,7 +67,7 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
     }
   }
   if (series && kernels.length < series.length) {
-    throw new InputError({ file }, `kernels ${series.join(', ')} (run \`npm run lab:setup --refresh\`)`, shown(kernels.map((k) => k.series).join(', ')));
+    throw new InputError({ file }, `kernels ${series.join(', ')} (run \`npm run lab:setup -- --refresh\`)`, shown(kernels.map((k) => k.series).join(', ')));
   }
   return Promise.all(kernels.map(withConfig));
 }

@@ -129,6 +129,9 @@ export function labMismatches(row: LabRow): string[] {
     check('foreign pipe_read records', o.foreign, 0);
     if (o.gated && !o.gated.all_blocked) out.push('not every reader was blocked in pipe_read before the snapshot');
   } else check('registered', o.registered, false);
-  if (row.triage?.verdict !== undefined) check('verdict', row.triage.verdict, e.verdict);
+  const t = row.triage;
+  if (t?.verdict !== undefined && t.verdict !== e.verdict) {
+    out.push(`verdict: expected ${e.verdict}; got ${t.verdict}${t.missing.length ? ` (missing: ${t.missing.join(', ')})` : ''}`);
+  }
   return out;
 }

@@ -2,6 +2,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { caseFromBundle } from '../evidence/bundle.js';
+import { parseKprobeEventLine } from '../evidence/kprobeEvents.js';
 import { evaluateCase, loadCase, type Rules } from '../index.js';
 import { caseUpdates } from '../ledger/format.js';
 import { readLedger } from '../ledger/read.js';
@@ -24,6 +25,13 @@ type Obj = Record<string, unknown>;
 
 /** case-format.md order, so a lab case reads like a hand-written one. */
 const CASE_ORDER = ['format', 'id', 'title', 'source', 'kernel', 'probe', 'coverage', 'concurrency', 'counters', 'ledger', 'latency', 'fixture', 'claims', 'expected', 'provenance'];
+
+/** The symbol a definition probes (`do_int3` in `r:kfix/gate do_int3`). */
+function symbolOf(definition: string | undefined): string | undefined {
+  if (definition === undefined) return undefined;
+  const d = parseKprobeEventLine(definition);
+  return typeof d === 'string' ? undefined : d.symbol;
+}
 
 function setPath(obj: Obj, dotted: string, value: unknown): void {
   const keys = dotted.split('.');
@@ -86,7 +94,7 @@ export async function triageBundle(
   const built = await caseFromBundle(obs.dir, {
     event: 'kfix/gate',
     entryEvent: fixture ? 'kfix/gate_entry' : undefined,
-    symbol: 'pipe_read',
+    symbol: symbolOf(obs.definition) ?? 'pipe_read',
     definition: obs.definition,
     id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
     title: `Lab: ${obs.definition ?? obs.bundle} on Linux ${release}`,
