@@ -48,8 +48,8 @@ interface OpState {
   returned: number;
   filtered: number;
   active: boolean;
-  /** Its calls still open (small: recursion depth). */
-  calls: OpenCall[];
+  /** Its calls still open (small: recursion depth); null until the first, to save an array per operation. */
+  calls: OpenCall[] | null;
 }
 
 interface OpenCall {
@@ -251,7 +251,7 @@ export class LedgerBuilder {
       return;
     }
     if (rec.reachesTarget === undefined) this.reachesUnknown++;
-    const st: OpState = { rec, eligible: rec.reachesTarget !== false, entries: 0, open: 0, returned: 0, filtered: 0, active: true, calls: [] };
+    const st: OpState = { rec, eligible: rec.reachesTarget !== false, entries: 0, open: 0, returned: 0, filtered: 0, active: true, calls: null };
     if (this.opIds) {
       const prev = this.activeById.get(rec.op);
       if (prev !== undefined) {
@@ -273,7 +273,7 @@ export class LedgerBuilder {
   private retire(st: OpState, stopNs: number): void {
     st.active = false;
     const rec = st.rec;
-    if (st.calls.length > 0 && rec.doneNs !== null && rec.doneNs <= stopNs) {
+    if (st.calls !== null && st.calls.length > 0 && rec.doneNs !== null && rec.doneNs <= stopNs) {
       // The operation completed, so its unreturned calls are over (a missed return, or a call the
       // return probe never admitted): stop counting them as outstanding and keep the task's stack clean.
       for (const call of st.calls) {
@@ -282,7 +282,7 @@ export class LedgerBuilder {
         this.openCount--;
         this.abandoned++;
       }
-      st.calls = [];
+      st.calls = null;
     }
     if (this.opIds) {
       if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
@@ -408,9 +408,10 @@ export class LedgerBuilder {
         this.warn('trace', rec.line, `an instance id not already open (line ${old.line} opened it, no return seen)`, JSON.stringify(rec.inst));
         this.removeFromStack(old);
         this.openCount--;
-        if (old.op !== undefined) {
-          const i = old.op.calls.indexOf(old);
-          if (i >= 0) old.op.calls.splice(i, 1);
+        const calls = old.op?.calls;
+        if (calls != null) {
+          const i = calls.indexOf(old);
+          if (i >= 0) calls.splice(i, 1);
         }
       }
       this.inst.set(rec.inst, call);
@@ -429,7 +430,8 @@ export class LedgerBuilder {
     if (op !== undefined) {
       op.entries++;
       op.open++;
-      op.calls.push(call);
+      if (op.calls === null) op.calls = [call];
+      else op.calls.push(call);
     } else if (this.hasOps) {
       this.foreign++;
     }
@@ -480,8 +482,11 @@ export class LedgerBuilder {
     if (call.op !== undefined) {
       call.op.open--;
       call.op.returned++;
-      const i = call.op.calls.indexOf(call);
-      if (i >= 0) call.op.calls.splice(i, 1);
+      const calls = call.op.calls;
+      if (calls !== null) {
+        const i = calls.indexOf(call);
+        if (i >= 0) calls.splice(i, 1);
+      }
     } else if (this.hasOps) {
       this.foreign++;
     }

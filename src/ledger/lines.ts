@@ -109,6 +109,7 @@ export interface PulledLine {
  */
 export class SyncFileLines {
   private fd: number | undefined;
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
   private queue: PulledLine[] = [];
   private count = 0;
   private head = 0;
@@ -144,8 +145,9 @@ export class SyncFileLines {
       if (this.done) return undefined;
       this.count = 0;
       this.head = 0;
-      // A fresh buffer each time: the lines handed out point into it.
-      const buf = Buffer.allocUnsafe(1 << 20);
+      // One buffer for the whole file: every line of the previous chunk has been pulled (and
+      // whatever was kept of it copied out) before the next read.
+      const buf = this.buf;
       const n = readSync(this.fd!, buf, 0, buf.length, null);
       if (n === 0) {
         this.splitter.end();

@@ -3,7 +3,7 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { isCounter, parseOpBytes, parseProbeBytes, type OpRecord } from './records.js';
+import { isCounter, parseOpBytes, parseProbeBytes, type OpRecord, type ProbeRecord } from './records.js';
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -139,6 +139,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   };
 
   let lastLine = 0;
+  const scratch: ProbeRecord = { ev: 'entry', tsNs: 0, task: -1, inst: undefined, op: undefined, line: 0 };
   const splitter = await forEachLine(
     opts.trace.stream,
     (b, start, end, no, truncated) => {
@@ -173,8 +174,13 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           if (traceScan.source === 'perf') format = 'perf-script';
         }
         records++;
-        // Trace text carries no instance id: the ledger pairs by the task's stack.
-        builder.add({ ev: k === SCAN_ENTRY ? 'entry' : 'return', tsNs: traceScan.tsNs, task: traceScan.pid, inst: undefined, op: undefined, line: no });
+        // Trace text carries no instance id: the ledger pairs by the task's stack. The builder
+        // keeps nothing of the record it is given, so one object serves every line.
+        scratch.ev = k === SCAN_ENTRY ? 'entry' : 'return';
+        scratch.tsNs = traceScan.tsNs;
+        scratch.task = traceScan.pid;
+        scratch.line = no;
+        builder.add(scratch);
       } else if (k === SCAN_OTHER) other++;
       else if (k === SCAN_LOST) {
         lostMarkers++;
