@@ -6,7 +6,7 @@ import type { LoadedCase } from './case/parse.js';
 import { loadRules as readRules, type RuleSet } from './rules/load.js';
 import { compileRules, judgeCase, type CaseVerdict, type CompiledRules } from './verdict/verdict.js';
 
-export { loadCase, updateCaseFile, expandCasePaths } from './case/load.js';
+export { loadCase, loadCases, updateCaseFile, expandCasePaths } from './case/load.js';
 export { parseCase, CASE_FORMAT, type LoadedCase } from './case/parse.js';
 export { caseSchema, caseJsonSchema, VERDICTS, CLAIM_KINDS, JUDGEMENTS, type Case, type VerdictId, type Judgement, type ClaimKind } from './case/schema.js';
 export { parseRuleFile } from './rules/parse.js';

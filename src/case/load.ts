@@ -12,19 +12,52 @@ export async function loadCase(file: string): Promise<LoadedCase> {
 
 /** Read a text file that must be small; a missing path, a directory or a huge file is an InputError. */
 export async function readSmallFile(file: string, what: string): Promise<string> {
-  let stat;
+  let handle;
   try {
-    stat = await fs.stat(file);
-  } catch {
-    throw new InputError({ file }, `an existing ${what}`, 'no such file');
+    handle = await fs.open(file, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new InputError({ file }, `a ${what}`, 'a directory');
+    throw new InputError({ file }, `an existing ${what}`, code === 'EACCES' ? 'permission denied' : 'no such file');
   }
-  if (stat.isDirectory()) throw new InputError({ file }, `a ${what}`, 'a directory');
-  if (stat.size > MAX_YAML_BYTES) {
-    throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${stat.size} bytes`);
+  try {
+    // One open handle for the size check and the read: the file cannot change in between.
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new InputError({ file }, `a ${what}`, 'a directory');
+    if (stat.size > MAX_YAML_BYTES) {
+      throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${stat.size} bytes`);
+    }
+    const buf = await handle.readFile();
+    if (buf.includes(0)) throw new InputError({ file }, `a ${what} in text`, 'binary data (a NUL byte)');
+    return buf.toString('utf8');
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw new InputError({ file }, `a ${what}`, 'a directory');
+    throw err;
+  } finally {
+    await handle.close();
   }
-  const buf = await fs.readFile(file);
-  if (buf.includes(0)) throw new InputError({ file }, `a ${what} in text`, 'binary data (a NUL byte)');
-  return buf.toString('utf8');
+}
+
+/**
+ * Load many cases in order, reading ahead a few files while the caller works on the current one
+ * (file reads go through libuv's thread pool; waiting for each in turn leaves the CPU idle).
+ */
+export async function* loadCases(files: string[], readAhead = 8): AsyncGenerator<LoadedCase> {
+  const pending: Array<Promise<string>> = [];
+  let next = 0;
+  const fill = () => {
+    while (pending.length < readAhead && next < files.length) {
+      const p = readSmallFile(files[next++]!, 'case file');
+      p.catch(() => {}); // surfaced in order below, not as an unhandled rejection
+      pending.push(p);
+    }
+  };
+  for (let i = 0; i < files.length; i++) {
+    fill();
+    const text = await pending.shift()!;
+    yield parseCase(text, files[i]!);
+  }
 }
 
 /**

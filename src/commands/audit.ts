@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { VERDICTS, type VerdictId } from '../case/schema.js';
 import { InputError } from '../errors.js';
-import { evaluateCase, expandCasePaths, loadCase, loadRules } from '../index.js';
+import { evaluateCase, expandCasePaths, loadCases, loadRules } from '../index.js';
 import { formatCaseJson } from '../report/json.js';
 import { formatMarkdown } from '../report/markdown.js';
 import { formatCaseText, formatSummaryText } from '../report/text.js';
@@ -45,8 +45,8 @@ Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a ver
       const rules = await loadRules(opts.rules);
       const files = await expandCasePaths(paths);
       const verdicts: CaseVerdict[] = [];
-      for (const file of files) {
-        const v = await evaluateCase(await loadCase(file), rules);
+      for await (const loaded of loadCases(files)) {
+        const v = await evaluateCase(loaded, rules);
         verdicts.push(v);
         if (opts.format === 'json') io.stdout(formatCaseJson(v));
         else if (opts.format === 'text') io.stdout(`${formatCaseText(v, { color: io.color, warnings: opts.warnings })}\n`);
