@@ -112,7 +112,7 @@ async function bench(argv: string[]): Promise<void> {
   for (const n of sizes) {
     const dir = path.join(base, `gen-${n}`);
     ensureTrace(dir, n);
-    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as { trace_records: number; jsonl_records: number; text: TruthForm; jsonl: TruthForm };
+    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as { stop_us: number; trace_records: number; jsonl_records: number; text: TruthForm; jsonl: TruthForm };
     const ops = path.join(dir, 'ops.jsonl');
     for (const form of ['trace.txt', 'probe.jsonl'] as const) {
       const trace = path.join(dir, form);
@@ -122,7 +122,7 @@ async function bench(argv: string[]): Promise<void> {
       runChild(['--child-bare', trace, ops]);
       const bare = runChild(['--child-bare', trace, ops]);
       const bareTrace = runChild(['--child-bare', trace]);
-      const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace]);
+      const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(truth.stop_us * 1000)]);
       const check = led.code === 0 && led.out ? checkTruth(led.out, form === 'trace.txt' ? truth.text : truth.jsonl) : `exit ${led.code}`;
       const evs = records / (led.ms / 1000);
       rows.push(

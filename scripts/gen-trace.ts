@@ -295,10 +295,13 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
     const ns = ev.us * 1000;
     switch (ev.kind) {
       case 'submit':
+        // submit_ns is 500 ns after its microsecond: submitted in the stop microsecond is after the stop.
+        if (ev.us >= stopUs) break;
         liveOps.add(op!);
         opsCount++;
-        // stopUs is known on the writing pass, so whether the test saw it complete is known now.
-        sink?.ops(JSON.stringify({ op: op!.id, task: op!.task, submit_ns: op!.submitUs * 1000 + 500, done_ns: op!.doneUs <= stopUs ? op!.doneUs * 1000 + 500 : null, reaches_target: op!.kind !== 'ineligible' }));
+        // stopUs is known on the writing pass, so whether the test saw it complete is known now
+        // (done_ns = done µs + 500 ns, so completing in the stop microsecond is after the stop).
+        sink?.ops(JSON.stringify({ op: op!.id, task: op!.task, submit_ns: op!.submitUs * 1000 + 500, done_ns: op!.doneUs < stopUs ? op!.doneUs * 1000 + 500 : null, reaches_target: op!.kind !== 'ineligible' }));
         break;
       case 'entry': {
         if (op?.kind === 'no-evidence') {
@@ -354,6 +357,8 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
         }
         break;
       case 'done':
+        // done_ns is 500 ns after its microsecond: at the stop microsecond it is past the stop.
+        if (ev.us >= stopUs) break;
         // The ledger stops counting an operation's unreturned entries once it has completed.
         textOpen -= op!.textOpen;
         op!.textUnreturned = op!.textOpen;
