@@ -200,7 +200,12 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
 
   // A binary heap of workers by their next event time.
   const heap: Worker[] = [];
-  const key = (w: Worker): number => w.queue[w.head]!.us;
+  // Completion and submission stamps are 500 ns into their microsecond, so within one
+  // microsecond they come after every entry and return of any task (the ledger sees them so).
+  const key = (w: Worker): number => {
+    const e = w.queue[w.head]!;
+    return e.us * 2 + (e.kind === 'done' || e.kind === 'submit' ? 1 : 0);
+  };
   const less = (a: Worker, b: Worker): boolean => key(a) < key(b) || (key(a) === key(b) && a.pid < b.pid);
   const push = (w: Worker): void => {
     heap.push(w);
