@@ -50,8 +50,8 @@ function setPath(obj: Obj, dotted: string, value: unknown): void {
 
 /**
  * Facts the lab knows as the harness that ran the test rather than from the kernel's files: the
- * caller model of the fixture (three readers, one call each, each sleeping in pipe_read), and
- * that the workload was drained before the end snapshot. Each goes into `provenance` as `lab`.
+ * caller model of the fixture (three readers, one call each, each sleeping in pipe_read). Each goes
+ * into `provenance` as `lab`.
  */
 const FIXTURE_FACTS: Record<string, unknown> = {
   'probe.interface': 'tracefs',
@@ -60,7 +60,6 @@ const FIXTURE_FACTS: Record<string, unknown> = {
   'concurrency.recursion_depth': 1,
   'concurrency.estimated_max_overlap': 3,
   'concurrency.capacity_basis': 'caller-model',
-  'ledger.workload_quiesced': true,
 };
 
 /**
@@ -107,6 +106,10 @@ export async function triageBundle(
       setPath(data, k, v);
       provenance[k] = 'lab: the fixture harness (lab/guest/init.sh)';
     }
+    // Drained before deciding: the lab waits for every reader before the end snapshot, but when
+    // it stopped the capture while the calls were gated, the capture ended before the drain.
+    setPath(data, 'ledger.workload_quiesced', obs.captureStopNs === undefined);
+    provenance['ledger.workload_quiesced'] = `lab: ${obs.bundle}/scenario.json capture_stop_ns`;
     for (const [k, v] of Object.entries(TRACEFS_PROBE_FACTS)) {
       setPath(data, k, v);
       provenance[k] = `lab: the tracefs definition it wrote (${obs.definition ?? '?'})`;
