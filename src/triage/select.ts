@@ -6,10 +6,10 @@ import type { Question, QuestionSet } from './questions.js';
 
 /**
  * Which question comes next. Pure over (case, its verdict, rules, questions): the facts worth
- * asking are the ones the verdict says would change it (`missing`), then the ones an undecided
- * claim judgement waits for; with `all`, also those only warnings (or checks that apply only when
- * their fact is known) wait for. A fact the case already holds — a value or an explicit
- * `unknown` — is never asked.
+ * asking are the ones the verdict says would change it (`missing`, and the facts a check that
+ * applies only once they are known needs, when its verdict would win), then the ones an undecided
+ * claim judgement waits for; with `all`, also those only warnings wait for. A fact the case
+ * already holds — a value or an explicit `unknown` — is never asked.
  */
 
 export interface PlanOptions {
@@ -91,6 +91,16 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     for (const need of u.needs.flatMap((n) => toCaseFields(n, facts))) if (missing.has(need)) offer(need, 'verdict', rankOf(u.verdict), u.rule);
   }
   for (const m of missing) offer(m, 'verdict', VERDICT_RANK.length - 1, undefined);
+
+  // A check that applies only once its fact is known never waits for it, so `missing` leaves it
+  // out; when its verdict would still win over the current one, the fact is worth asking anyway.
+  const current = rankOf(verdict.verdict);
+  for (const r of rules.set.rules) {
+    if (r.spec.verdict === 'warning' || !r.spec.requires) continue;
+    const rank = rankOf(r.spec.verdict);
+    if (rank >= current && verdict.verdict !== 'insufficient-evidence') continue;
+    for (const f of r.spec.requires) if (BASE.has(f) && !facts.values.has(f)) offer(f, 'verdict', rank, r.spec.id);
+  }
 
   // Claim judgements: the judgements tried before the one that held, still undecided.
   if (c.claims?.length) {

@@ -24,7 +24,7 @@ async function plan(body: string, all = false) {
   return { v, p: await planQuestions(c.data, v, rules, questions, { all }) };
 }
 
-const regOk = 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n';
+const regOk = 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\ncoverage: { blacklisted: false }\n';
 
 describe('next question', () => {
   it.each([
@@ -32,11 +32,13 @@ describe('next question', () => {
     ['target known: how the probe was made (setup failure comes first)', 'probe: { target: pipe_read }\n', 'interface'],
     ['interface known: did registration succeed', 'probe: { target: pipe_read, interface: tracefs }\n', 'registration-result'],
     ['registration ok: was the probe live', 'probe: { target: pipe_read, registration: { result: ok } }\n', 'armed'],
-    ['armed asked and unknown: records can still prove it live (the return hits)', 'probe: { target: pipe_read, registration: { result: ok }, armed: unknown }\n', 'end-hits'],
-    ['armed unknown but returns recorded: move on to the counters', 'probe: { target: pipe_read, registration: { result: ok }, armed: unknown }\nledger: { returns: 2 }\n', 'start-epoch'],
+    ['armed known: is the target blacklisted (a setup failure that applies only once known)', 'probe: { target: pipe_read, registration: { result: ok }, armed: true }\n', 'blacklisted'],
+    ['armed asked and unknown: records can still prove it live (the return hits)', 'probe: { target: pipe_read, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\n', 'end-hits'],
+    ['armed unknown but returns recorded: move on to the counters', 'probe: { target: pipe_read, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'start-epoch'],
     ['setup excluded: the counters (capacity-missed) before the ledger', regOk, 'start-epoch'],
     ['epochs known: the miss counters', `${regOk}counters: { start: { epoch: a }, end: { epoch: a } }\n`, 'start-nmissed'],
-    ['counters level: the independent ledger', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\n`, 'unusual-return'],
+    ['counters level: an entry probe\'s hits could still show misses', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\n`, 'entry-events'],
+    ['counters level, no entry probe: the independent ledger', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\nledger: { entry_events: unknown }\n`, 'unusual-return'],
   ])('%s', async (_name, body, id) => {
     const { p } = await plan(body);
     expect(p.next?.id).toBe(id);
@@ -52,11 +54,14 @@ describe('questions that cannot change anything are skipped', () => {
     for (const id of ['start-nmissed', 'end-nmissed', 'eligible', 'workload-quiesced', 'armed']) expect(skipped).toContain(id);
   });
 
-  it('a miss counter that rose within one epoch ends the questions once setup is excluded', async () => {
-    const { v, p } = await plan(`${regOk}counters: { start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`);
+  it('a miss counter that rose within one epoch: only what could still prove a setup failure is left', async () => {
+    const { v, p } = await plan(`${regOk.replace('coverage: { blacklisted: false }\n', '')}counters: { start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`);
     expect(v.verdict).toBe('capacity-missed');
-    expect(p.next).toBeUndefined();
-    expect(p.skipped.map((q) => q.id)).toContain('workload-quiesced');
+    // scope/blacklisted-target applies only once coverage.blacklisted is known; it would win.
+    expect(p.next?.id).toBe('blacklisted');
+    const after = await plan(`${regOk}counters: { start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`);
+    expect(after.p.next).toBeUndefined();
+    expect(after.p.skipped.map((q) => q.id)).toEqual(expect.arrayContaining(['workload-quiesced', 'eligible', 'entry-events']));
   });
 
   it('capacity-missed with setup still open asks only what could establish a setup failure', async () => {
@@ -91,7 +96,7 @@ describe('remaining unknowns', () => {
   it('lists what was answered unknown, each with its question', async () => {
     const { p } = await plan('probe: { target: pipe_read, interface: unknown, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
     const rest = remainingUnknowns(p).map((f) => f.question?.id);
-    expect(rest.slice(0, 4)).toEqual(['interface', 'registration-result', 'armed', 'maxactive-requested']);
+    expect(rest.slice(0, 5)).toEqual(['interface', 'registration-result', 'armed', 'blacklisted', 'maxactive-requested']);
   });
 });
 

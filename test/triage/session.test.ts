@@ -112,6 +112,16 @@ describe('a session answered from a reference case', () => {
     expect(vi.mocked(askSelect).mock.calls.length + vi.mocked(askInput).mock.calls.length).toBe(3);
   });
 
+  it('an errno outside the list is picked as "other" and typed', async () => {
+    const dir = await tempDir('other');
+    const ref = { ...refs[0]!, data: { format: 'kretprobe-case/v1', id: 'x', probe: { target: 'f', interface: 'module', registration: { result: 'EPERM' } } } } as LoadedCase;
+    person(ref);
+    const r = await session(path.join(dir, 'other.yaml'));
+    expect(r.verdict.verdict).toBe('setup-failure');
+    expect((await loadCase(path.join(dir, 'other.yaml'))).data.probe?.registration?.result).toBe('EPERM');
+    expect(vi.mocked(askInput).mock.calls.map((c) => c[0])).toContain('probe.registration.result (one of ok | EINVAL | ENOENT | E2BIG | ENOMEM | EILSEQ | EOPNOTSUPP | EADDRNOTAVAIL (or another value), or unknown)');
+  });
+
   it('ends with the unknowns that matter, each with the command that collects it', async () => {
     const dir = await tempDir('unknowns');
     const blank = { ...refs[0]!, data: { format: 'kretprobe-case/v1', id: 'x', probe: { target: 'pipe_read' } } } as LoadedCase;

@@ -43,8 +43,10 @@ async function until<T>(what: string, name: string, test: (text: string) => T | 
   }
 }
 
-function start(name: string, file: string): number {
-  const r = tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', `exec node ${BIN} triage ${file}; `);
+function start(name: string, file: string, opts: { status?: boolean } = {}): number {
+  // exec: the pane's pid is node's, to kill it; or a shell that prints the exit status.
+  const command = opts.status ? `node ${BIN} triage ${file}; echo "EXIT=$?"` : `exec node ${BIN} triage ${file}`;
+  const r = tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', command);
   expect(r.status).toBe(0);
   // Keep the pane (and its screen) after the process ends, so the verdict can be read.
   tmux('set-option', '-t', name, 'remain-on-exit', 'on');
@@ -133,6 +135,27 @@ describe('triage in a real terminal (tmux)', () => {
     expect(audit(file)).toEqual(audit(whole));
     expect(await fs.readFile(`${file}.bak`, 'utf8')).toContain('format: kretprobe-case/v1');
   }, 120_000);
+
+  it('Ctrl-C stops with exit 130, keeps the answers given, and the rerun resumes', async () => {
+    const ref = await loadCase(refFile('kernel-notes/r8-adequate.yaml'));
+    const file = path.join(dir, 'ctrl-c.yaml');
+    start('ctrl-c', file, { status: true });
+    const first = await answer('ctrl-c', ref, 3);
+    await until('question 4', 'ctrl-c', (t) => (headers(t).length >= 4 && /^\? /m.test(t.slice(t.lastIndexOf('] sets'))) ? true : undefined));
+    tmux('send-keys', '-t', 'ctrl-c', 'C-c');
+    const code = await until('the process to end', 'ctrl-c', (t) => {
+      const m = /^EXIT=(\d+)$/m.exec(t);
+      return m ? Number(m[1]) : undefined;
+    });
+    expect(code).toBe(130);
+    expect(screen('ctrl-c')).toMatch(/stopped: 3 answer\(s\) saved/);
+    tmux('kill-session', '-t', 'ctrl-c');
+    start('ctrl-c-2', file);
+    const rest = await answer('ctrl-c-2', ref);
+    tmux('kill-session', '-t', 'ctrl-c-2');
+    expect(rest).not.toContain(first[0]);
+    expect(audit(file).verdict).toBe(ref.data.expected?.verdict);
+  }, 60_000);
 
   it('killed right after Enter: the file is the old or the new one, never a torn write', async () => {
     const ref = await loadCase(refFile('table/stall-after-quiesce.yaml'));
