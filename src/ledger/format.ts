@@ -32,7 +32,8 @@ export function coverageWarnings(view: LedgerView): string[] {
   const id = r.identity;
   const missed = id?.capacity_missed ?? r.counters.nmissedDelta;
   if (missed !== null && missed !== undefined && missed > 0) {
-    out.push(`${missed} call(s) were missed by the return probe (nmissed rose): the percentiles come from admitted calls only and can be biased toward shorter or less concurrent calls`);
+    const delta = r.counters.nmissedDelta;
+    out.push(`the return probe missed calls (nmissed rose by ${delta ?? missed}; ${missed} eligible operation(s) are put down to it): the percentiles come from admitted calls only and can be biased toward shorter or less concurrent calls`);
   } else if (missed === undefined || missed === null) {
     out.push('the miss-counter delta is unknown: whether capacity misses biased the distribution cannot be said (give --case with counters, or --nmissed-delta)');
   }
@@ -85,6 +86,11 @@ export function formatLedgerText(view: LedgerView): string {
       lines.push('accounting identity (DESIGN.md):');
       lines.push(`  eligible ${id.eligible} = returned ${id.returned} + filtered ${id.filtered} + in_flight_at_stop ${v(id.in_flight_at_stop)} + capacity_missed ${v(id.capacity_missed)} + not_covered ${v(id.not_covered)} + unexplained ${v(id.unexplained)}`);
       lines.push(`  ${id.balanced === null ? 'incomplete: terms marked ? need the miss-counter delta within one epoch' : id.balanced ? 'balanced' : 'DOES NOT BALANCE'}; nmissed delta ${r.counters.nmissedDelta ?? 'unknown'} (${r.counters.source})`);
+      // The counter says how many calls were missed, not which: the split against not_covered is a bound.
+      const silent = r.semantics === 'instance' ? ops.classification.no_probe_evidence : ops.classification.completed_without_return + ops.classification.in_flight_at_stop;
+      if (id.capacity_missed !== null && id.capacity_missed > 0 && silent > 0) {
+        lines.push(`  note: capacity_missed puts up to the miss delta on the ${silent} operation(s) it could explain; the counter also counts nested and foreign calls, so ${r.semantics === 'instance' ? 'not_covered' : 'unexplained and in_flight_at_stop'} may be larger by up to ${id.capacity_missed}`);
+      }
     }
   }
   const p = r.pairing;
