@@ -183,7 +183,7 @@ function choose(findings: Finding[], undecided: Undecided[]): { verdict: Verdict
     if (fired(v)) return { verdict: v, missing: needs(open(OBSERVER_ORDER.slice(0, i))) };
   }
   const openObserver = open(OBSERVER_ORDER);
-  if (openObserver.length) return { verdict: 'insufficient-evidence', missing: needs(openObserver) };
+  if (openObserver.length || fired('insufficient-evidence')) return { verdict: 'insufficient-evidence', missing: needs(openObserver) };
   if (fired('evidence-of-stall')) return { verdict: 'evidence-of-stall', missing: [] };
   const openStall = open(['evidence-of-stall']);
   if (openStall.length) return { verdict: 'insufficient-evidence', missing: needs(openStall) };
