@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { InputError } from './errors.js';
 
 /**
  * Replace `file` with `text` so that a reader (or a crash) only ever sees the old or the new
@@ -37,4 +38,15 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Check that `dir` is an existing directory; otherwise an InputError saying what was expected. */
+export async function requireDirectory(dir: string, what: string): Promise<void> {
+  let stat;
+  try {
+    stat = await fs.stat(dir);
+  } catch {
+    throw new InputError({ file: dir }, what, 'no such directory');
+  }
+  if (!stat.isDirectory()) throw new InputError({ file: dir }, what, 'a file');
 }

@@ -1,10 +1,11 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import { nodeAt, positionOf, rangeStart } from '../yamlfile.js';
 import { parseRuleFile, type AnyRule } from './parse.js';
+import { ruleFiles } from './load.js';
+import { requireDirectory } from '../fsutil.js';
 import { CLAIM_FACTS, type Condition, type Leaf } from './schema.js';
 
 export interface LintProblem {
@@ -91,14 +92,8 @@ export function lintRule(rule: AnyRule): LintProblem[] {
 
 /** Lint every rule file under dir: parse errors and never-firing conditions, all of them. */
 export async function lintRulesDir(dir: string): Promise<{ problems: LintProblem[]; files: number }> {
-  let stat;
-  try {
-    stat = await fs.stat(dir);
-  } catch {
-    throw new InputError({ file: dir }, 'a rules directory', 'no such directory');
-  }
-  if (!stat.isDirectory()) throw new InputError({ file: dir }, 'a rules directory', 'a file');
-  const files = await list(dir, '');
+  await requireDirectory(dir, 'a rules directory');
+  const files = await ruleFiles(dir);
   const problems: LintProblem[] = [];
   const ids = new Map<string, string>();
   for (const rel of files) {
@@ -114,16 +109,4 @@ export async function lintRulesDir(dir: string): Promise<{ problems: LintProblem
     }
   }
   return { problems, files: files.length };
-}
-
-async function list(root: string, rel: string): Promise<string[]> {
-  const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  const out: string[] = [];
-  for (const e of entries) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory() && !(rel === '' && e.name === 'questions')) out.push(...(await list(root, r)));
-    else if (rel && e.isFile() && /\.ya?ml$/.test(e.name)) out.push(r);
-  }
-  return out;
 }

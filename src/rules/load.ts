@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
+import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions). */
@@ -23,14 +24,8 @@ export function defaultRulesDir(): string {
 
 /** Read every rule file under `dir` (default: the shipped rules) and parse it. */
 export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSet> {
-  let stat;
-  try {
-    stat = await fs.stat(dir);
-  } catch {
-    throw new InputError({ file: dir }, 'a rules directory', 'no such directory');
-  }
-  if (!stat.isDirectory()) throw new InputError({ file: dir }, 'a rules directory', 'a file');
-  const files = await ruleFiles(dir, '');
+  await requireDirectory(dir, 'a rules directory');
+  const files = await ruleFiles(dir);
   if (files.length === 0) throw new InputError({ file: dir }, 'a directory holding rule files (<section>/<rule>.yaml)', 'none');
   const parsed: AnyRule[] = [];
   const seen = new Map<string, string>();
@@ -49,7 +44,8 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
   };
 }
 
-async function ruleFiles(root: string, rel: string): Promise<string[]> {
+/** Rule files under `root`, relative and sorted (the questions folder is not rules). */
+export async function ruleFiles(root: string, rel = ''): Promise<string[]> {
   const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: string[] = [];
