@@ -179,7 +179,7 @@ gated_workload() {
       profile_get gate_entry
       [ "${HITS:-0}" -ge $i ] && break
       n=$((n + 1))
-      if [ $n -ge 500 ]; then ok=0; say "reader $i never reached pipe_read"; break; fi
+      if [ $n -ge 3000 ]; then ok=0; say "reader $i never reached pipe_read in 30 s"; break; fi
       usleep 10000
     done
     state=""
