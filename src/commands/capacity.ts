@@ -8,6 +8,7 @@ import type { ProbeInterface } from '../kernel/maxactive.js';
 import { possibleCpusOf } from '../ledger/caseInputs.js';
 import { capacityModel, formatCapacityText, type CallerModel, type CapacityInput } from '../ledger/capacity.js';
 import { runLedger } from './ledger.js';
+import { intArg } from './args.js';
 
 interface CapacityOptions {
   workers?: number;
@@ -25,14 +26,6 @@ interface CapacityOptions {
   entryEvent?: string;
   returnEvent?: string;
   format: 'text' | 'json';
-}
-
-function intArg(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min) throw new InputError({}, `${name}: an integer ≥ ${min}`, JSON.stringify(v));
-    return n;
-  };
 }
 
 function num(v: unknown): number | undefined {

@@ -8,6 +8,7 @@ import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
+import { intArg } from './args.js';
 
 export interface LedgerCommandOptions {
   ops?: string;
@@ -22,14 +23,6 @@ export interface LedgerCommandOptions {
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json';
-}
-
-function intArg(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min) throw new InputError({}, `${name}: an integer ≥ ${min}`, JSON.stringify(v));
-    return n;
-  };
 }
 
 /** Open the trace: a file, or stdin for `-`. A missing file is an InputError, not a crash. */
