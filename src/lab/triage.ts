@@ -146,24 +146,6 @@ export async function triageBundle(
       provenance[k] = k === 'fixture.overlap_verified' ? `lab: ${obs.bundle}/gate.log (entry hits and wchan of each reader before the release)` : 'lab: the fixture harness (lab/guest/init.sh)';
     }
   }
-  if (fixture) {
-    // A tracefs return event leaves no record of its own at entry (no entry handler without
-    // $argN), so the admitted calls are the entry event's hits less the return probe's misses in
-    // the same epoch — how the kernel-notes reference cases state ledger.entries, too.
-    const n = (p: string): number | undefined => {
-      const v = p.split('.').reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Obj)[k] : undefined), data);
-      return typeof v === 'number' ? v : undefined;
-    };
-    const entryEvents = n('ledger.entry_events');
-    const m0 = n('counters.start.nmissed');
-    const m1 = n('counters.end.nmissed');
-    const sameEpoch = (data.counters as Obj | undefined)?.start !== undefined &&
-      ((data.counters as Obj).start as Obj).epoch === (((data.counters as Obj).end as Obj | undefined)?.epoch);
-    if (n('ledger.entries') === undefined && entryEvents !== undefined && m0 !== undefined && m1 !== undefined && sameEpoch) {
-      setPath(data, 'ledger.entries', Math.max(0, entryEvents - (m1 - m0) - (n('ledger.filtered') ?? 0)));
-      provenance['ledger.entries'] = 'lab: ledger.entry_events - (counters.end.nmissed - counters.start.nmissed) - ledger.filtered';
-    }
-  }
   if (fixture && obs.ops.length > 0 && obs.ops.every((o) => o.done_ns !== null || o.done_after_stop_ns !== undefined)) {
     // Every reader got its EOF and exited: each call came back out of pipe_read the normal way.
     setPath(data, 'coverage.unusual_return', false);

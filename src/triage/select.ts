@@ -99,6 +99,8 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     if (r.spec.verdict === 'warning' || !r.spec.requires) continue;
     const rank = rankOf(r.spec.verdict);
     if (rank >= current && verdict.verdict !== 'insufficient-evidence') continue;
+    // A required fact already answered "unknown" means the check can never apply: ask no more for it.
+    if (r.spec.requires.some((f) => BASE.has(f) && !facts.values.has(f) && valueAt(c, f) !== undefined)) continue;
     for (const f of r.spec.requires) if (BASE.has(f) && !facts.values.has(f)) offer(f, 'verdict', rank, r.spec.id);
   }
 

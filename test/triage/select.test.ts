@@ -37,7 +37,7 @@ describe('next question', () => {
     ['armed unknown but returns recorded: move on to the counters', 'probe: { target: pipe_read, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'start-epoch'],
     ['setup excluded: the counters (capacity-missed) before the ledger', regOk, 'start-epoch'],
     ['epochs known: the miss counters', `${regOk}counters: { start: { epoch: a }, end: { epoch: a } }\n`, 'start-nmissed'],
-    ['counters level: an entry probe\'s hits could still show misses', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\n`, 'entry-events'],
+    ['counters level: entry records and an entry probe\'s hits could still show misses', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\n`, 'entries'],
     ['counters level, no entry probe: the independent ledger', `${regOk}counters: { start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\nledger: { entry_events: unknown }\n`, 'unusual-return'],
   ])('%s', async (_name, body, id) => {
     const { p } = await plan(body);
