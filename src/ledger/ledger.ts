@@ -23,7 +23,10 @@ export type PairingIdentity = 'instance-data' | 'task-and-depth' | 'none';
 
 export interface LedgerOptions {
   semantics: EntrySemantics;
-  /** Operations in submit order; absent when there is no ops ledger (pairing and durations only). */
+  /**
+   * Operations in submit order; absent when there is no ops ledger (pairing and durations only).
+   * It may hand out the same object each time: the builder copies what it keeps before pulling again.
+   */
   nextOp?: (() => OpRecord | undefined) | undefined;
   captureStartNs?: number | undefined;
   captureStopNs?: number | undefined;
@@ -38,8 +41,13 @@ export interface LedgerOptions {
   warn?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => void) | undefined;
 }
 
+/** An operation while it can still receive records: its OpRecord fields copied in, so one object per operation. */
 interface OpState {
-  rec: OpRecord;
+  op: string;
+  task: number;
+  submitNs: number;
+  doneNs: number | null;
+  line: number;
   eligible: boolean;
   /** Entry records bound to this operation (accepted instances, or entry events). */
   entries: number;
@@ -48,8 +56,8 @@ interface OpState {
   returned: number;
   filtered: number;
   active: boolean;
-  /** Its calls still open (small: recursion depth); null until the first, to save an array per operation. */
-  calls: OpenCall[] | null;
+  /** Its calls still open, linked through the calls themselves (no array per operation, O(1) removal). */
+  calls: OpenCall | null;
 }
 
 interface OpenCall {
@@ -58,6 +66,31 @@ interface OpenCall {
   op: OpState | undefined;
   line: number;
   inst: string | undefined;
+  /** Neighbours in `op.calls`. */
+  prev: OpenCall | null;
+  next: OpenCall | null;
+}
+
+function unlinkCall(call: OpenCall): void {
+  const op = call.op;
+  if (op === undefined) return;
+  if (call.prev !== null) call.prev.next = call.next;
+  else if (op.calls === call) op.calls = call.next;
+  else return; // not linked (already unlinked)
+  if (call.next !== null) call.next.prev = call.prev;
+  call.prev = null;
+  call.next = null;
+}
+
+/** Remove `x` from `list` keeping the order (splice would allocate an array of the removed element). */
+function removeItem<T>(list: T[], x: T): boolean {
+  let i = list.length - 1;
+  while (i >= 0 && list[i] !== x) i--;
+  if (i < 0) return false;
+  const n = list.length - 1;
+  for (; i < n; i++) list[i] = list[i + 1]!;
+  list.length = n;
+  return true;
 }
 
 export interface Classification {
@@ -139,7 +172,7 @@ class DoneHeap {
     let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (a[p]!.rec.doneNs! <= x.rec.doneNs!) break;
+      if (a[p]!.doneNs! <= x.doneNs!) break;
       a[i] = a[p]!;
       i = p;
     }
@@ -156,8 +189,8 @@ class DoneHeap {
         const l = 2 * i + 1;
         if (l >= n) break;
         const r = l + 1;
-        const c = r < n && a[r]!.rec.doneNs! < a[l]!.rec.doneNs! ? r : l;
-        if (a[c]!.rec.doneNs! >= last.rec.doneNs!) break;
+        const c = r < n && a[r]!.doneNs! < a[l]!.doneNs! ? r : l;
+        if (a[c]!.doneNs! >= last.doneNs!) break;
         a[i] = a[c]!;
         i = c;
       }
@@ -251,12 +284,25 @@ export class LedgerBuilder {
       return;
     }
     if (rec.reachesTarget === undefined) this.reachesUnknown++;
-    const st: OpState = { rec, eligible: rec.reachesTarget !== false, entries: 0, open: 0, returned: 0, filtered: 0, active: true, calls: null };
+    const st: OpState = {
+      op: rec.op,
+      task: rec.task,
+      submitNs: rec.submitNs,
+      doneNs: rec.doneNs,
+      line: rec.line,
+      eligible: rec.reachesTarget !== false,
+      entries: 0,
+      open: 0,
+      returned: 0,
+      filtered: 0,
+      active: true,
+      calls: null,
+    };
     if (this.opIds) {
       const prev = this.activeById.get(rec.op);
       if (prev !== undefined) {
         this.dupOps++;
-        this.warn('ops', rec.line, `a unique "op" (line ${prev.rec.line} uses it too)`, JSON.stringify(rec.op));
+        this.warn('ops', rec.line, `a unique "op" (line ${prev.line} uses it too)`, JSON.stringify(rec.op));
       }
       this.activeById.set(rec.op, st);
     } else if (rec.doneNs === null) {
@@ -272,11 +318,11 @@ export class LedgerBuilder {
 
   private retire(st: OpState, stopNs: number): void {
     st.active = false;
-    const rec = st.rec;
-    if (st.calls !== null && st.calls.length > 0 && rec.doneNs !== null && rec.doneNs <= stopNs) {
+    const rec = st;
+    if (st.calls !== null && rec.doneNs !== null && rec.doneNs <= stopNs) {
       // The operation completed, so its unreturned calls are over (a missed return, or a call the
       // return probe never admitted): stop counting them as outstanding and keep the task's stack clean.
-      for (const call of st.calls) {
+      for (let call: OpenCall | null = st.calls; call !== null; call = call.next) {
         this.removeFromStack(call);
         if (call.inst !== undefined && this.inst.get(call.inst) === call) this.inst.delete(call.inst);
         this.openCount--;
@@ -290,10 +336,7 @@ export class LedgerBuilder {
     if (rec.task >= 0) {
       // Empty lists stay: the same tasks come back, and re-creating them is garbage.
       const list = this.activeByTask.get(rec.task);
-      if (list !== undefined) {
-        const i = list.indexOf(st);
-        if (i >= 0) list.splice(i, 1);
-      }
+      if (list !== undefined) removeItem(list, st);
     }
     if (!st.eligible) {
       this.ineligible++;
@@ -333,7 +376,7 @@ export class LedgerBuilder {
       this.pending = this.pullOp();
     }
     let top = this.heap.peek();
-    while (top !== undefined && top.rec.doneNs! < ts) {
+    while (top !== undefined && top.doneNs! < ts) {
       this.heap.pop();
       this.retire(top, ts);
       top = this.heap.peek();
@@ -358,13 +401,13 @@ export class LedgerBuilder {
     let freshCount = 0;
     let latest: OpState | undefined;
     for (const st of list) {
-      if (st.rec.submitNs > rec.tsNs) continue;
-      if (st.rec.doneNs !== null && st.rec.doneNs < rec.tsNs) continue;
+      if (st.submitNs > rec.tsNs) continue;
+      if (st.doneNs !== null && st.doneNs < rec.tsNs) continue;
       if (st.entries + st.filtered + st.returned === 0) {
         if (fresh === undefined) fresh = st;
         freshCount++;
       }
-      if (latest === undefined || st.rec.submitNs >= latest.rec.submitNs) latest = st;
+      if (latest === undefined || st.submitNs >= latest.submitNs) latest = st;
     }
     if (freshCount > 1) this.ambiguousOps++;
     return fresh ?? latest;
@@ -373,15 +416,8 @@ export class LedgerBuilder {
   private removeFromStack(call: OpenCall): boolean {
     if (call.task < 0) return false;
     const stack = this.stacks.get(call.task);
-    if (stack === undefined) return false;
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (stack[i] === call) {
-        stack.splice(i, 1);
-        if (stack.length === 0) this.stacks.delete(call.task);
-        return true;
-      }
-    }
-    return false;
+    // Empty stacks stay: the same tasks come back, and re-creating them is garbage.
+    return stack !== undefined && removeItem(stack, call);
   }
 
   /** Feed one probe record (entry, return or filtered), in time order. */
@@ -399,7 +435,7 @@ export class LedgerBuilder {
       return;
     }
     const op = this.matchOp(rec);
-    const call: OpenCall = { tsNs: rec.tsNs, task: rec.task, op, line: rec.line, inst: rec.inst };
+    const call: OpenCall = { tsNs: rec.tsNs, task: rec.task, op, line: rec.line, inst: rec.inst, prev: null, next: null };
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
@@ -408,11 +444,7 @@ export class LedgerBuilder {
         this.warn('trace', rec.line, `an instance id not already open (line ${old.line} opened it, no return seen)`, JSON.stringify(rec.inst));
         this.removeFromStack(old);
         this.openCount--;
-        const calls = old.op?.calls;
-        if (calls != null) {
-          const i = calls.indexOf(old);
-          if (i >= 0) calls.splice(i, 1);
-        }
+        unlinkCall(old);
       }
       this.inst.set(rec.inst, call);
     }
@@ -430,8 +462,12 @@ export class LedgerBuilder {
     if (op !== undefined) {
       op.entries++;
       op.open++;
-      if (op.calls === null) op.calls = [call];
-      else op.calls.push(call);
+      const head = op.calls;
+      if (head !== null) {
+        call.next = head;
+        head.prev = call;
+      }
+      op.calls = call;
     } else if (this.hasOps) {
       this.foreign++;
     }
@@ -452,7 +488,6 @@ export class LedgerBuilder {
       if (stack !== undefined) {
         if (stack.length > 1) this.ambiguous++;
         call = stack.pop();
-        if (stack.length === 0) this.stacks.delete(rec.task);
         if (call !== undefined) {
           if (call.inst !== undefined) this.inst.delete(call.inst);
           this.byTask++;
@@ -482,11 +517,7 @@ export class LedgerBuilder {
     if (call.op !== undefined) {
       call.op.open--;
       call.op.returned++;
-      const calls = call.op.calls;
-      if (calls !== null) {
-        const i = calls.indexOf(call);
-        if (i >= 0) calls.splice(i, 1);
-      }
+      unlinkCall(call);
     } else if (this.hasOps) {
       this.foreign++;
     }

@@ -3,7 +3,7 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { isCounter, parseOpBytes, parseProbeBytes, type OpRecord, type ProbeRecord } from './records.js';
+import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -83,6 +83,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
     }
   }
+  // The builder copies what it keeps of an operation before it pulls the next one.
+  const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
   const nextOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
@@ -95,7 +97,11 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             continue;
           }
           if (isBlankLine(l.b, l.start, l.end)) continue;
-          const r = parseOpBytes(l.b, l.start, l.end, l.no);
+          if (fastOpInto(opScratch, l.b, l.start, l.end, l.no)) {
+            opsValid++;
+            return opScratch;
+          }
+          const r = parseOpLine(l.b.toString('utf8', l.start, l.end), l.no);
           if (r.ok) {
             opsValid++;
             return r.value;
@@ -155,8 +161,14 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         format = b[i] === 123 /* { */ ? 'jsonl' : 'trace-text';
       }
       if (format === 'jsonl') {
+        if (fastProbeInto(scratch, b, start, end, no)) {
+          builder ??= makeBuilder('instance');
+          records++;
+          builder.add(scratch);
+          return;
+        }
         if (isBlankLine(b, start, end)) return;
-        const r = parseProbeBytes(b, start, end, no);
+        const r = parseProbeLine(b.toString('utf8', start, end), no);
         if (!r.ok) {
           traceProblem(no, r.expected, r.got);
           return;

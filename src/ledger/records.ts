@@ -75,9 +75,12 @@ const V_ENTRY = key('entry');
 const V_RETURN = key('return');
 const V_FILTERED = key('filtered');
 
-/** The fast path for a well-formed op line; undefined sends the line to the full parser. */
-function fastOp(b: Buffer, start: number, end: number, line: number): OpRecord | undefined {
-  if (!flat.reset(b, start, end)) return undefined;
+/**
+ * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
+ * for the whole file); false sends the line to the full parser.
+ */
+export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number): boolean {
+  if (!flat.reset(b, start, end)) return false;
   let op: string | undefined;
   let task = -1;
   let submit = -1;
@@ -86,33 +89,43 @@ function fastOp(b: Buffer, start: number, end: number, line: number): OpRecord |
   for (;;) {
     const r = flat.next();
     if (r === 0) break;
-    if (r < 0) return undefined;
+    if (r < 0) return false;
     const t = flat.type;
     if (flat.keyIs(K_OP)) {
-      if (t !== F_STR || flat.vEnd === flat.vStart) return undefined;
+      if (t !== F_STR || flat.vEnd === flat.vStart) return false;
       op = flat.str();
     } else if (flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     } else if (flat.keyIs(K_SUBMIT)) {
-      if (t !== F_NUM || flat.num < 0) return undefined;
+      if (t !== F_NUM || flat.num < 0) return false;
       submit = flat.num;
     } else if (flat.keyIs(K_DONE)) {
       if (t === F_NUM && flat.num >= 0) done = flat.num;
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     } else if (flat.keyIs(K_REACHES)) {
       if (t === F_TRUE) reaches = true;
       else if (t === F_FALSE) reaches = false;
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     }
   }
-  if (op === undefined || submit < 0 || (done !== null && done < submit)) return undefined;
-  return { op, task, submitNs: submit, doneNs: done, reachesTarget: reaches, line };
+  if (op === undefined || submit < 0 || (done !== null && done < submit)) return false;
+  out.op = op;
+  out.task = task;
+  out.submitNs = submit;
+  out.doneNs = done;
+  out.reachesTarget = reaches;
+  out.line = line;
+  return true;
 }
 
-/** The fast path for a well-formed entry/return/filtered line; undefined sends it to the full parser. */
-function fastProbe(b: Buffer, start: number, end: number, line: number): ProbeRecord | undefined {
-  if (!flat.reset(b, start, end)) return undefined;
+/**
+ * The fast path for a well-formed entry/return/filtered line, written into `out` (the builder
+ * keeps nothing of a record, so the reader passes one object for every line); false sends the
+ * line to the full parser.
+ */
+export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number): boolean {
+  if (!flat.reset(b, start, end)) return false;
   let ev: ProbeRecord['ev'] | undefined;
   let ts = -1;
   let task = -1;
@@ -121,37 +134,43 @@ function fastProbe(b: Buffer, start: number, end: number, line: number): ProbeRe
   for (;;) {
     const r = flat.next();
     if (r === 0) break;
-    if (r < 0) return undefined;
+    if (r < 0) return false;
     const t = flat.type;
     if (flat.keyIs(K_EV)) {
-      if (t !== F_STR) return undefined;
+      if (t !== F_STR) return false;
       if (flat.strIs(V_ENTRY)) ev = 'entry';
       else if (flat.strIs(V_RETURN)) ev = 'return';
       else if (flat.strIs(V_FILTERED)) ev = 'filtered';
-      else return undefined;
+      else return false;
     } else if (flat.keyIs(K_TS)) {
-      if (t !== F_NUM || flat.num < 0) return undefined;
+      if (t !== F_NUM || flat.num < 0) return false;
       ts = flat.num;
     } else if (flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     } else if (flat.keyIs(K_INST)) {
       if (t === F_STR) inst = flat.str();
       else if (t === F_NUM) inst = String(flat.num);
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     } else if (flat.keyIs(K_OP)) {
       if (t === F_STR) op = flat.str();
-      else if (t !== F_NULL) return undefined;
+      else if (t !== F_NULL) return false;
     }
   }
-  if (ev === undefined || ts < 0) return undefined;
-  return { ev, tsNs: ts, task, inst, op, line };
+  if (ev === undefined || ts < 0) return false;
+  out.ev = ev;
+  out.tsNs = ts;
+  out.task = task;
+  out.inst = inst;
+  out.op = op;
+  out.line = line;
+  return true;
 }
 
 /** Parse one `ops.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
 export function parseOpBytes(b: Buffer, start: number, end: number, line: number): Parsed<OpRecord> {
-  const fast = fastOp(b, start, end, line);
-  if (fast !== undefined) return { ok: true, value: fast };
+  const fast: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line };
+  if (fastOpInto(fast, b, start, end, line)) return { ok: true, value: fast };
   return parseOpLine(b.toString('utf8', start, end), line);
 }
 
@@ -186,8 +205,8 @@ const PROBE_EXAMPLE = '{"ev": "entry", "inst": "ffff8881c0a1e400:42", "task": 31
 
 /** Parse one `probe.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
 export function parseProbeBytes(b: Buffer, start: number, end: number, line: number): Parsed<ProbeRecord | CounterRecord> {
-  const fast = fastProbe(b, start, end, line);
-  if (fast !== undefined) return { ok: true, value: fast };
+  const fast: ProbeRecord = { ev: 'entry', tsNs: 0, task: -1, inst: undefined, op: undefined, line };
+  if (fastProbeInto(fast, b, start, end, line)) return { ok: true, value: fast };
   return parseProbeLine(b.toString('utf8', start, end), line);
 }
 
