@@ -18,8 +18,8 @@ export type { RuleSet } from './rules/load.js';
 export interface Rules extends CompiledRules {}
 
 /** Read and compile the rules under `dir` (default: the rules shipped with the package). */
-export async function loadRules(dir?: string): Promise<Rules> {
-  return compileRules(await readRules(dir));
+export async function loadRules(dir?: string, options: { memo?: boolean } = {}): Promise<Rules> {
+  return compileRules(await readRules(dir), options);
 }
 
 /** Compile an already parsed rule set (for callers that build rules in memory). */

@@ -1,3 +1,4 @@
+import jsYaml from 'js-yaml';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, shown } from './errors.js';
@@ -48,6 +49,24 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
     throw new InputError({ file }, 'valid YAML', (err as Error).message, { cause: err });
   }
   return { file, text, doc, lines, value };
+}
+
+/**
+ * The happy path for files read in bulk: js-yaml with the YAML 1.2 core schema parses a
+ * well-formed case about ten times faster than building a positioned document. It returns
+ * undefined for anything it is not sure about — a parse error, several documents, or anchors and
+ * aliases (left to parseYaml's alias budget) — and the caller then takes the positioned path,
+ * which reports errors with line and column. Both paths give the same value for the same text
+ * (a test checks this on every shipped file).
+ */
+export function parseYamlFast(text: string, what: string, file: string): unknown {
+  if (text.length > MAX_YAML_BYTES) throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
+  if (/(^|[\s[{,:-])[&*!][^\s]/.test(text)) return undefined;
+  try {
+    return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** The node at a path, or the deepest existing ancestor (a missing key is reported at its map). */

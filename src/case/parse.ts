@@ -1,6 +1,6 @@
 import { isMap } from 'yaml';
 import { InputError } from '../errors.js';
-import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
+import { nodeAt, parseYaml, parseYamlFast, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
 import { caseSchema, type Case } from './schema.js';
 
 export const CASE_FORMAT = 'kretprobe-case/v1';
@@ -9,11 +9,37 @@ export const CASE_FORMAT = 'kretprobe-case/v1';
 export interface LoadedCase {
   file: string;
   data: Case;
-  yaml: YamlFile;
+  text: string;
+  /** The positioned YAML document, parsed on first use. */
+  readonly yaml: YamlFile;
 }
 
-/** Parse and validate case text. Pure: `file` is only used to name positions in errors. */
+/**
+ * Parse and validate case text. Pure: `file` is only used to name positions in errors.
+ * A well-formed case takes the fast path; anything the fast path does not accept is parsed
+ * again with positions, so every error still names its line and column.
+ */
 export function parseCase(text: string, file: string): LoadedCase {
+  const fast = parseYamlFast(text, 'case file', file);
+  if (fast !== undefined && fast !== null && typeof fast === 'object' && (fast as Record<string, unknown>).format === CASE_FORMAT) {
+    const result = caseSchema.safeParse(fast);
+    if (result.success) return lazyYaml({ file, data: result.data, text });
+  }
+  return parseCaseSlow(text, file);
+}
+
+function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase {
+  let yaml: YamlFile | undefined;
+  return {
+    ...base,
+    get yaml() {
+      yaml ??= parseYaml(base.text, base.file, 'case file');
+      return yaml;
+    },
+  };
+}
+
+function parseCaseSlow(text: string, file: string): LoadedCase {
   const yaml = parseYaml(text, file, 'case file');
   const value = yaml.value;
   if (value === null || value === undefined) {
@@ -31,5 +57,5 @@ export function parseCase(text: string, file: string): LoadedCase {
       found ? `format: ${String(format)}` : 'no format field',
     );
   }
-  return { file, data: validateYaml(caseSchema, yaml), yaml };
+  return { file, data: validateYaml(caseSchema, yaml), text, yaml };
 }

@@ -64,13 +64,36 @@ export function factsOf(c: Condition, out = new Set<string>()): Set<string> {
   return out;
 }
 
-/** A json-rules-engine instance holding a fixed set of conditions, reused for every case. */
+/** How many cases the memo answered without running the engine, and how many ran it. */
+export interface RunnerStats {
+  memoHits: number;
+  engineRuns: number;
+}
+
+/** Bound on remembered outcomes per condition: bulk audits repeat combinations, but not forever. */
+const MEMO_LIMIT = 4096;
+
+function valueKey(v: FactValue | undefined): string {
+  if (v === undefined) return '?';
+  if (Array.isArray(v)) return `a${JSON.stringify(v)}`;
+  return `${typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : 'b'}${String(v)}`;
+}
+
+/**
+ * A json-rules-engine instance holding a fixed set of conditions, reused for every case.
+ * A condition's outcome is a pure function of the few facts it reads, so outcomes are
+ * remembered per condition, keyed by those values; the engine runs only for a case that brings
+ * a combination not seen before (then for all conditions at once, refreshing the memo).
+ */
 export class ConditionRunner {
   private readonly engine: Engine;
   private readonly referenced: string[];
   private readonly byId = new Map<string, CompiledCondition>();
+  private readonly reads = new Map<string, string[]>();
+  private readonly memo = new Map<string, Map<string, Outcome>>();
+  readonly stats: RunnerStats = { memoHits: 0, engineRuns: 0 };
 
-  constructor(conditions: CompiledCondition[]) {
+  constructor(conditions: CompiledCondition[], private readonly options: { memo?: boolean } = {}) {
     this.engine = new Engine([], { allowUndefinedFacts: false, replaceFactsInEventParams: false });
     for (const [name, base] of Object.entries(BASE)) {
       this.engine.addOperator(name, (a: unknown, b: unknown) => a !== null && b !== null && base(a, b));
@@ -79,6 +102,8 @@ export class ConditionRunner {
     for (const c of conditions) {
       this.byId.set(c.id, c);
       factsOf(c.when, referenced);
+      this.reads.set(c.id, [...factsOf(c.when)].sort());
+      this.memo.set(c.id, new Map());
       const rule: RuleProperties = { name: c.id, conditions: topLevel(c.when), event: { type: c.id } };
       this.engine.addRule(rule);
     }
@@ -87,13 +112,31 @@ export class ConditionRunner {
 
   /** Evaluate every condition against the facts (plus extra known facts); one outcome per id. */
   async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
-    const input: Record<string, unknown> = {};
-    for (const name of this.referenced) input[name] = extra[name] ?? facts.values.get(name) ?? null;
-    const { results, failureResults } = await this.engine.run(input);
+    const value = (name: string) => extra[name] ?? facts.values.get(name);
     const out = new Map<string, Outcome>();
+    const keys = new Map<string, string>();
+    for (const [id, names] of this.reads) {
+      let key = '';
+      for (const n of names) key += `${valueKey(value(n))}\u0001`;
+      keys.set(id, key);
+      const known = this.memo.get(id)!.get(key);
+      if (known) out.set(id, known);
+    }
+    if (this.options.memo !== false && out.size === this.reads.size) {
+      this.stats.memoHits++;
+      return out;
+    }
+    this.stats.engineRuns++;
+    const input: Record<string, unknown> = {};
+    for (const name of this.referenced) input[name] = value(name) ?? null;
+    const { results, failureResults } = await this.engine.run(input);
     for (const r of [...results, ...failureResults]) {
       const id = r.name as string;
-      out.set(id, fold(r.conditions as unknown as Annotated));
+      const outcome = fold(r.conditions as unknown as Annotated);
+      out.set(id, outcome);
+      const memo = this.memo.get(id)!;
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(keys.get(id)!, outcome);
     }
     return out;
   }

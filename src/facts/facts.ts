@@ -126,6 +126,8 @@ export const DERIVED_FACTS: readonly DerivedFact[] = [
   { name: 'coverage.target_is_fragment', type: 'boolean', description: 'the target is a .cold fragment (entered by a jump, not a call)', basis: 'kernel-facts.md §10' },
 ];
 
+const BASE_PATHS = BASE_FACTS.map((f) => ({ name: f.name, keys: f.name.split('.') }));
+
 /** Names, types and descriptions of every fact a rule may use. */
 export interface CatalogueEntry { type: string; description: string; values?: string[]; derived: boolean; basis?: string }
 export const FACT_CATALOGUE: ReadonlyMap<string, CatalogueEntry> = new Map<string, CatalogueEntry>([
@@ -133,22 +135,20 @@ export const FACT_CATALOGUE: ReadonlyMap<string, CatalogueEntry> = new Map<strin
   ...DERIVED_FACTS.map((f): [string, CatalogueEntry] => [f.name, { type: f.type, description: f.description, derived: true, basis: f.basis }]),
 ]);
 
-function get(obj: unknown, path: string): unknown {
-  let cur = obj;
-  for (const key of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
-}
-
 /** Turn a validated case into facts. Pure and cheap: runs once per case, per triage answer. */
 export function caseFacts(c: Case): Facts {
   const values = new Map<string, FactValue>();
   const needs = new Map<string, string[]>();
 
-  for (const f of BASE_FACTS) {
-    const v = get(c, f.name);
+  for (const f of BASE_PATHS) {
+    let v: unknown = c;
+    for (const key of f.keys) {
+      if (v === null || typeof v !== 'object') {
+        v = undefined;
+        break;
+      }
+      v = (v as Record<string, unknown>)[key];
+    }
     if (v === undefined || v === null || v === UNKNOWN) needs.set(f.name, [f.name]);
     else values.set(f.name, v as FactValue);
   }
@@ -159,10 +159,17 @@ export function caseFacts(c: Case): Facts {
   const str = (name: string) => values.get(name) as string | undefined;
   const need = (name: string): string[] => needs.get(name) ?? [];
   const inputsOf = new Map<string, string[]>();
+  // Runs for every derived fact of every case: plain loops, no intermediate arrays.
+  const union = (into: string[], from: readonly string[]) => {
+    for (const x of from) if (!into.includes(x)) into.push(x);
+  };
   const set = (name: string, value: FactValue | undefined, inputs: string[]) => {
-    inputsOf.set(name, [...new Set(inputs.flatMap((i) => inputsOf.get(i) ?? [i]))]);
+    const base: string[] = [];
+    for (const i of inputs) union(base, inputsOf.get(i) ?? [i]);
+    inputsOf.set(name, base);
     if (value === undefined) {
-      const n = [...new Set(inputs.flatMap((i) => (values.has(i) ? [] : need(i))))];
+      const n: string[] = [];
+      for (const i of inputs) if (!values.has(i)) union(n, need(i));
       needs.set(name, n.length ? n : inputs);
     } else {
       values.set(name, value);

@@ -81,12 +81,12 @@ export interface CompiledRules {
   claimRunner: ConditionRunner;
 }
 
-export function compileRules(set: RuleSet): CompiledRules {
+export function compileRules(set: RuleSet, options: { memo?: boolean } = {}): CompiledRules {
   return {
     set,
     byId: new Map(set.rules.map((r) => [r.spec.id, r])),
-    runner: new ConditionRunner(set.rules.map((r) => ({ id: r.spec.id, when: r.spec.when }))),
-    claimRunner: new ConditionRunner(set.claims.flatMap((c) => c.spec.judge.map((j, i) => ({ id: `${c.spec.id}#${i}`, when: j.when })))),
+    runner: new ConditionRunner(set.rules.map((r) => ({ id: r.spec.id, when: r.spec.when })), options),
+    claimRunner: new ConditionRunner(set.claims.flatMap((c) => c.spec.judge.map((j, i) => ({ id: `${c.spec.id}#${i}`, when: j.when }))), options),
   };
 }
 

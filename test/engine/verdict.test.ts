@@ -65,3 +65,21 @@ describe('primary verdict and what is missing', () => {
     expect(f.provenance).toEqual({ 'counters.end.nmissed': 'end/kprobe_profile:3' });
   });
 });
+
+describe('the per-rule memo', () => {
+  it('gives exactly what a fresh engine run gives, case after case', async () => {
+    const { expandCasePaths, loadCase } = await import('../../src/index.js');
+    const files = await expandCasePaths([path.resolve(import.meta.dirname, '../../cases')]);
+    const memo = await loadRules(path.resolve(import.meta.dirname, '../../rules'));
+    const fresh = await loadRules(path.resolve(import.meta.dirname, '../../rules'), { memo: false });
+    // Twice over, so the second pass is answered from the memo.
+    for (const pass of [1, 2]) {
+      for (const f of files) {
+        const c = await loadCase(f);
+        expect([pass, f, await evaluateCase(c, memo)]).toEqual([pass, f, await evaluateCase(c, fresh)]);
+      }
+    }
+    expect(memo.runner.stats.memoHits).toBeGreaterThanOrEqual(files.length);
+    expect(fresh.runner.stats.memoHits).toBe(0);
+  });
+});
