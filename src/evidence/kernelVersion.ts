@@ -1,5 +1,5 @@
 import type { LineProblem } from '../errors.js';
-import { numberedLines, problem } from './lines.js';
+import { parseOneLine } from './lines.js';
 
 export interface UnameResult {
   release?: string;
@@ -9,18 +9,8 @@ export interface UnameResult {
 
 /** Parse the output of `uname -r`: one token such as `6.12.95+deb12-amd64`. */
 export function parseUnameRelease(text: string): UnameResult {
-  const problems: LineProblem[] = [];
-  const result: UnameResult = { problems };
-  for (const { no, text: line } of numberedLines(text)) {
-    if (line.trim() === '') continue;
-    if (result.release === undefined && /^\s*[0-9][A-Za-z0-9._+~-]*\s*$/.test(line)) {
-      result.release = line.trim();
-      result.line = no;
-    } else {
-      problems.push(problem(no, result.release === undefined ? 'a kernel release such as 6.12.95+deb12-amd64' : 'one line only', line));
-    }
-  }
-  return result;
+  const r = parseOneLine(text, 'a kernel release such as 6.12.95+deb12-amd64', (line) => (/^\s*[0-9][A-Za-z0-9._+~-]*\s*$/.test(line) ? line.trim() : undefined));
+  return { ...(r.value !== undefined ? { release: r.value, line: r.line! } : {}), problems: r.problems };
 }
 
 export interface ProcVersionResult {
@@ -35,32 +25,19 @@ export interface ProcVersionResult {
 
 /** Parse `/proc/version`: `Linux version RELEASE (builder) (compiler) #N SMP PREEMPT_DYNAMIC ...`. */
 export function parseProcVersion(text: string): ProcVersionResult {
-  const problems: LineProblem[] = [];
-  const result: ProcVersionResult = { problems };
-  for (const { no, text: line } of numberedLines(text)) {
-    if (line.trim() === '') continue;
+  const r = parseOneLine(text, '"Linux version RELEASE ..."', (line) => {
     const m = /^Linux version (\S+)\s+(.*)$/.exec(line.trim());
-    if (!m || result.release !== undefined) {
-      problems.push(problem(no, result.release === undefined ? '"Linux version RELEASE ..."' : 'one line only', line));
-      continue;
-    }
-    result.release = m[1] ?? '';
-    result.line = no;
-    result.text = line.trim();
+    if (!m) return undefined;
+    const v: Omit<ProcVersionResult, 'problems'> = { release: m[1] ?? '', text: line.trim() };
     const build = /#\S+\s+(.*)$/.exec(m[2] ?? '');
     if (build) {
       const words = (build[1] ?? '').split(/\s+/);
-      result.smp = words.includes('SMP');
-      result.preempt = words.includes('PREEMPT_RT')
-        ? 'PREEMPT_RT'
-        : words.includes('PREEMPT_DYNAMIC')
-          ? 'PREEMPT_DYNAMIC'
-          : words.includes('PREEMPT')
-            ? 'PREEMPT'
-            : 'none';
+      v.smp = words.includes('SMP');
+      v.preempt = words.includes('PREEMPT_RT') ? 'PREEMPT_RT' : words.includes('PREEMPT_DYNAMIC') ? 'PREEMPT_DYNAMIC' : words.includes('PREEMPT') ? 'PREEMPT' : 'none';
     }
-  }
-  return result;
+    return v;
+  });
+  return { ...(r.value ?? {}), ...(r.line !== undefined ? { line: r.line } : {}), problems: r.problems };
 }
 
 export interface UnameMachineResult {
@@ -71,14 +48,6 @@ export interface UnameMachineResult {
 
 /** Parse the output of `uname -m`: one token such as `x86_64`. */
 export function parseUnameMachine(text: string): UnameMachineResult {
-  const problems: LineProblem[] = [];
-  const result: UnameMachineResult = { problems };
-  for (const { no, text: line } of numberedLines(text)) {
-    if (line.trim() === '') continue;
-    if (result.arch === undefined && /^\s*[A-Za-z0-9_]+\s*$/.test(line)) {
-      result.arch = line.trim();
-      result.line = no;
-    } else problems.push(problem(no, 'a machine name such as x86_64', line));
-  }
-  return result;
+  const r = parseOneLine(text, 'a machine name such as x86_64', (line) => (/^\s*[A-Za-z0-9_]+\s*$/.test(line) ? line.trim() : undefined));
+  return { ...(r.value !== undefined ? { arch: r.value, line: r.line! } : {}), problems: r.problems };
 }

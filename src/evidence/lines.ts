@@ -17,6 +17,25 @@ export function numberedLines(text: string): NumberedLine[] {
   return parts.map((t, i) => ({ no: i + 1, text: t.endsWith('\r') ? t.slice(0, -1) : t }));
 }
 
+/**
+ * The shape of the one-line files (`uname -r`, `/proc/version`, cpu `possible`): the first
+ * non-blank line that `accept` understands is the value, every other non-blank line is a problem.
+ */
+export function parseOneLine<T>(text: string, expected: string, accept: (line: string) => T | undefined): { value?: T; line?: number; problems: LineProblem[] } {
+  const out: { value?: T; line?: number; problems: LineProblem[] } = { problems: [] };
+  for (const { no, text: line } of numberedLines(text)) {
+    if (line.trim() === '') continue;
+    const value = out.value === undefined ? accept(line) : undefined;
+    if (value === undefined) {
+      out.problems.push(problem(no, out.value === undefined ? expected : 'one line only', line));
+      continue;
+    }
+    out.value = value;
+    out.line = no;
+  }
+  return out;
+}
+
 /** A problem for a line the parser skipped. */
 export function problem(line: number, expected: string, text: string): LineProblem {
   return { line, expected, got: shown(text) };
