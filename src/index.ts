@@ -3,7 +3,7 @@
  */
 import type { Case } from './case/schema.js';
 import type { LoadedCase } from './case/parse.js';
-import { loadRules as readRules, type RuleSet } from './rules/load.js';
+import { loadRules as readRules } from './rules/load.js';
 import { compileRules, judgeCase, type CaseVerdict, type CompiledRules } from './verdict/verdict.js';
 
 export { loadCase, loadCases, updateCaseFile, expandCasePaths } from './case/load.js';
@@ -22,10 +22,6 @@ export async function loadRules(dir?: string, options: { memo?: boolean } = {}):
   return compileRules(await readRules(dir), options);
 }
 
-/** Compile an already parsed rule set (for callers that build rules in memory). */
-export function compile(set: RuleSet): Rules {
-  return compileRules(set);
-}
 
 /** Evaluate one case (a loaded file or a case object) to a justified verdict. */
 export async function evaluateCase(c: LoadedCase | Case, rules: Rules): Promise<CaseVerdict> {

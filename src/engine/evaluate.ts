@@ -88,7 +88,6 @@ function valueKey(v: FactValue | undefined): string {
 export class ConditionRunner {
   private readonly engine: Engine;
   private readonly referenced: string[];
-  private readonly byId = new Map<string, CompiledCondition>();
   private readonly reads = new Map<string, string[]>();
   private readonly memo = new Map<string, Map<string, Outcome>>();
   readonly stats: RunnerStats = { memoHits: 0, engineRuns: 0 };
@@ -100,7 +99,6 @@ export class ConditionRunner {
     }
     const referenced = new Set<string>();
     for (const c of conditions) {
-      this.byId.set(c.id, c);
       factsOf(c.when, referenced);
       this.reads.set(c.id, [...factsOf(c.when)].sort());
       this.memo.set(c.id, new Map());

@@ -181,14 +181,12 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
       }
     }
   }
-  let possibleCpus: number | undefined;
   for (const phase of [...phases].reverse()) {
     const files = input[phase] as SnapshotFiles;
     if (files.cpu_possible !== undefined) {
       const r = parseCpuPossible(files.cpu_possible);
       report(`${phase}/cpu_possible`, r.problems);
       if (r.count !== undefined) {
-        possibleCpus = r.count;
         b.set('kernel.possible_cpus', r.count, `${phase}/cpu_possible:${r.line}`);
         break;
       }

@@ -2,7 +2,6 @@ import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
 import { caseFacts, type Facts, type FactValue } from '../facts/facts.js';
 import { ConditionRunner, type Outcome } from '../engine/evaluate.js';
 import type { RuleSet } from '../rules/load.js';
-import type { ParsedClaimRule, ParsedRule } from '../rules/parse.js';
 
 /**
  * Findings → verdict. The observer explanations are tried in a fixed order (a failed setup
@@ -76,7 +75,6 @@ export interface CaseVerdict {
 /** Rules compiled into json-rules-engine once; reuse for every case. */
 export interface CompiledRules {
   set: RuleSet;
-  byId: Map<string, ParsedRule>;
   runner: ConditionRunner;
   claimRunner: ConditionRunner;
 }
@@ -84,7 +82,6 @@ export interface CompiledRules {
 export function compileRules(set: RuleSet, options: { memo?: boolean } = {}): CompiledRules {
   return {
     set,
-    byId: new Map(set.rules.map((r) => [r.spec.id, r])),
     runner: new ConditionRunner(set.rules.map((r) => ({ id: r.spec.id, when: r.spec.when })), options),
     claimRunner: new ConditionRunner(set.claims.flatMap((c) => c.spec.judge.map((j, i) => ({ id: `${c.spec.id}#${i}`, when: j.when }))), options),
   };
