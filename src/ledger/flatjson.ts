@@ -20,6 +20,13 @@ export function key(name: string): Uint8Array {
   return Buffer.from(name, 'latin1');
 }
 
+/** The hash `next` computes over a key's bytes (ASCII names). */
+export function keyHash(name: string): number {
+  let h = 0;
+  for (let k = 0; k < name.length; k++) h = (Math.imul(h, 31) + name.charCodeAt(k)) | 0;
+  return h;
+}
+
 export class FlatJson {
   s: Buffer = EMPTY;
   private i = 0;
@@ -27,6 +34,8 @@ export class FlatJson {
   private first = true;
   keyStart = 0;
   keyEnd = 0;
+  /** keyHash(name) of the current key: compare it before keyIs to skip keys the caller ignores. */
+  keyHash = 0;
   type = 0;
   vStart = 0;
   vEnd = 0;
@@ -44,68 +53,66 @@ export class FlatJson {
     return true;
   }
 
-  private ws(): void {
-    const s = this.s;
-    while (this.i < this.end && s[this.i]! <= 32) this.i++;
-  }
-
   /** 1: a field is ready; 0: the object ended cleanly; -1: give up. */
   next(): number {
+    // Locals rather than fields in the byte loops: this runs for every field of every line.
     const s = this.s;
-    this.ws();
-    let c = (this.i < this.end ? s[this.i]! : -1);
+    const end = this.end;
+    let i = this.i;
+    while (i < end && s[i]! <= 32) i++;
+    let c = i < end ? s[i]! : -1;
     if (c === 125 /* } */) {
-      this.i++;
-      this.ws();
-      return this.i === this.end ? 0 : -1;
+      i++;
+      while (i < end && s[i]! <= 32) i++;
+      this.i = i;
+      return i === end ? 0 : -1;
     }
     if (!this.first) {
       if (c !== 44 /* , */) return -1;
-      this.i++;
-      this.ws();
-      c = (this.i < this.end ? s[this.i]! : -1);
+      i++;
+      while (i < end && s[i]! <= 32) i++;
+      c = i < end ? s[i]! : -1;
     }
     this.first = false;
     if (c !== 34) return -1;
-    const ks = this.i + 1;
-    let ke = -1;
-    for (let k = ks; k < this.end; k++) {
-      const d = s[k];
-      if (d === 34) {
-        ke = k;
-        break;
-      }
+    const ks = i + 1;
+    let k = ks;
+    let h = 0;
+    for (;;) {
+      if (k >= end) return -1;
+      const d = s[k]!;
+      if (d === 34) break;
       if (d === 92) return -1;
+      h = (Math.imul(h, 31) + d) | 0;
+      k++;
     }
-    if (ke < 0) return -1;
     this.keyStart = ks;
-    this.keyEnd = ke;
-    this.i = ke + 1;
-    this.ws();
-    if ((this.i < this.end ? s[this.i]! : -1) !== 58 /* : */) return -1;
-    this.i++;
-    this.ws();
-    c = (this.i < this.end ? s[this.i]! : -1);
+    this.keyEnd = k;
+    this.keyHash = h;
+    i = k + 1;
+    while (i < end && s[i]! <= 32) i++;
+    if ((i < end ? s[i]! : -1) !== 58 /* : */) return -1;
+    i++;
+    while (i < end && s[i]! <= 32) i++;
+    c = i < end ? s[i]! : -1;
     if (c === 34) {
-      const vs = this.i + 1;
-      let ve = -1;
-      for (let k = vs; k < this.end; k++) {
+      const vs = i + 1;
+      k = vs;
+      for (;;) {
+        if (k >= end) return -1;
         const d = s[k]!;
-        if (d === 34) {
-          ve = k;
-          break;
-        }
+        if (d === 34) break;
         if (d === 92 || d < 32) return -1;
+        k++;
       }
-      if (ve < 0) return -1;
       this.type = F_STR;
       this.vStart = vs;
-      this.vEnd = ve;
-      this.i = ve + 1;
+      this.vEnd = k;
+      this.i = k + 1;
       return 1;
     }
     if (c === 45 || (c >= 48 && c <= 57)) {
-      let k = this.i;
+      k = i;
       let neg = false;
       if (c === 45) {
         neg = true;
@@ -113,14 +120,14 @@ export class FlatJson {
       }
       const ds = k;
       let v = 0;
-      while (k < this.end) {
+      while (k < end) {
         const d = s[k]!;
         if (d < 48 || d > 57) break;
         v = v * 10 + (d - 48);
         k++;
       }
       if (k === ds || k - ds > 16) return -1;
-      const d = k < this.end ? s[k] : -1;
+      const d = k < end ? s[k] : -1;
       if (d === 46 || d === 101 || d === 69) return -1;
       if (!Number.isSafeInteger(v)) return -1;
       this.type = F_NUM;
@@ -128,6 +135,7 @@ export class FlatJson {
       this.i = k;
       return 1;
     }
+    this.i = i;
     if (this.word(NULL)) {
       this.type = F_NULL;
       this.i += 4;

@@ -89,7 +89,7 @@ function removeItem<T>(list: T[], x: T): boolean {
   if (i < 0) return false;
   const n = list.length - 1;
   for (; i < n; i++) list[i] = list[i + 1]!;
-  list.length = n;
+  list.pop();
   return true;
 }
 

@@ -1,5 +1,5 @@
 import { shown } from '../errors.js';
-import { F_FALSE, F_NULL, F_NUM, F_STR, F_TRUE, FlatJson, key } from './flatjson.js';
+import { F_FALSE, F_NULL, F_NUM, F_STR, F_TRUE, FlatJson, key, keyHash } from './flatjson.js';
 
 /**
  * The ledger's two inputs in normalised form, and the pure JSON Lines parsers for them
@@ -64,13 +64,21 @@ const OP_EXAMPLE = '{"op": "req-17", "task": 311, "submit_ns": 4374190000, "done
 
 const flat = new FlatJson();
 const K_OP = key('op');
+const H_OP = keyHash('op');
 const K_TASK = key('task');
+const H_TASK = keyHash('task');
 const K_SUBMIT = key('submit_ns');
+const H_SUBMIT = keyHash('submit_ns');
 const K_DONE = key('done_ns');
+const H_DONE = keyHash('done_ns');
 const K_REACHES = key('reaches_target');
+const H_REACHES = keyHash('reaches_target');
 const K_EV = key('ev');
+const H_EV = keyHash('ev');
 const K_TS = key('ts_ns');
+const H_TS = keyHash('ts_ns');
 const K_INST = key('inst');
+const H_INST = keyHash('inst');
 const V_ENTRY = key('entry');
 const V_RETURN = key('return');
 const V_FILTERED = key('filtered');
@@ -91,19 +99,20 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
     if (r === 0) break;
     if (r < 0) return false;
     const t = flat.type;
-    if (flat.keyIs(K_OP)) {
+    const kh = flat.keyHash;
+    if (kh === H_OP && flat.keyIs(K_OP)) {
       if (t !== F_STR || flat.vEnd === flat.vStart) return false;
       op = flat.str();
-    } else if (flat.keyIs(K_TASK)) {
+    } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
-    } else if (flat.keyIs(K_SUBMIT)) {
+    } else if (kh === H_SUBMIT && flat.keyIs(K_SUBMIT)) {
       if (t !== F_NUM || flat.num < 0) return false;
       submit = flat.num;
-    } else if (flat.keyIs(K_DONE)) {
+    } else if (kh === H_DONE && flat.keyIs(K_DONE)) {
       if (t === F_NUM && flat.num >= 0) done = flat.num;
       else if (t !== F_NULL) return false;
-    } else if (flat.keyIs(K_REACHES)) {
+    } else if (kh === H_REACHES && flat.keyIs(K_REACHES)) {
       if (t === F_TRUE) reaches = true;
       else if (t === F_FALSE) reaches = false;
       else if (t !== F_NULL) return false;
@@ -136,23 +145,24 @@ export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: n
     if (r === 0) break;
     if (r < 0) return false;
     const t = flat.type;
-    if (flat.keyIs(K_EV)) {
+    const kh = flat.keyHash;
+    if (kh === H_EV && flat.keyIs(K_EV)) {
       if (t !== F_STR) return false;
       if (flat.strIs(V_ENTRY)) ev = 'entry';
       else if (flat.strIs(V_RETURN)) ev = 'return';
       else if (flat.strIs(V_FILTERED)) ev = 'filtered';
       else return false;
-    } else if (flat.keyIs(K_TS)) {
+    } else if (kh === H_TS && flat.keyIs(K_TS)) {
       if (t !== F_NUM || flat.num < 0) return false;
       ts = flat.num;
-    } else if (flat.keyIs(K_TASK)) {
+    } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
-    } else if (flat.keyIs(K_INST)) {
+    } else if (kh === H_INST && flat.keyIs(K_INST)) {
       if (t === F_STR) inst = flat.str();
       else if (t === F_NUM) inst = String(flat.num);
       else if (t !== F_NULL) return false;
-    } else if (flat.keyIs(K_OP)) {
+    } else if (kh === H_OP && flat.keyIs(K_OP)) {
       if (t === F_STR) op = flat.str();
       else if (t !== F_NULL) return false;
     }
