@@ -79,3 +79,9 @@ export const CLAIM_FACTS = {
   'verdict.primary': { type: 'string', description: 'the primary verdict reached for the case', values: [...VERDICTS] },
   'findings.fired': { type: 'list', description: 'ids of the rules that fired' },
 } as const;
+
+/** The JSON Schema published for rule files, derived from the same definitions. */
+export function ruleJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(z.union([ruleSchema, claimRuleSchema]), { io: 'input' }) as Record<string, unknown>;
+  return { ...schema, title: 'kretprobe-triage rule file (a check, or a claim judgement)' };
+}

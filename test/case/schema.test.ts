@@ -2,12 +2,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseJsonSchema } from '../../src/case/schema.js';
+import { ruleJsonSchema } from '../../src/rules/schema.js';
 import { BASE_FACTS } from '../../src/facts/facts.js';
 
 describe('the published JSON Schema', () => {
   it('is the one generated from the zod case schema (run `npm run schema` after changing it)', async () => {
     const committed = JSON.parse(await readFile(path.resolve(import.meta.dirname, '../../schema/kretprobe-case-v1.schema.json'), 'utf8'));
     expect(committed).toEqual(JSON.parse(JSON.stringify(caseJsonSchema())));
+  });
+
+  it('for rule files is the one generated from the zod rule schema', async () => {
+    const committed = JSON.parse(await readFile(path.resolve(import.meta.dirname, '../../schema/kretprobe-rule.schema.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(ruleJsonSchema())));
   });
 
   it('names every field of case-format.md, and lets every leaf be unknown', () => {
