@@ -136,6 +136,7 @@ export const caseSchema = z
         recursion_depth: count('deepest nesting of the target within one task'),
         estimated_max_overlap: count('the caller model\'s maximum of admitted calls at once'),
         observed_high_water: count('most accepted instances outstanding at once, measured'),
+        observed_high_water_at_ns: count('trace time (ns) of the record that first reached the observed high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
       })
       .strict()
@@ -164,6 +165,8 @@ export const caseSchema = z
         completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
         foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
+        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water mark is then a floor'),
+        lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
       })
       .strict()
       .optional(),

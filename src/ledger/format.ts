@@ -155,8 +155,12 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
   const r = report.result;
   const u: Record<string, unknown> = {};
   u['concurrency.observed_high_water'] = r.highWater.value;
+  if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = r.highWater.atNs;
   if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
+  u['ledger.returns_without_entry'] = r.pairing.returnsWithoutEntry;
+  // Only the kernel's trace text marks what its ring buffer overwrote; elsewhere a zero would be a guess.
+  if (report.format === 'trace-text' || report.lost.markers > 0) u['ledger.lost_events'] = report.lost.events;
   const ops = r.ops;
   if (ops !== undefined) {
     const c = ops.classification;

@@ -23,6 +23,11 @@ beforeAll(async () => {
       '{"ev":"entry","inst":"a","task":2,"ts_ns":20}',
       '{"ev":"return","inst":"a","task":2,"ts_ns":30}',
     ].join('\n'),
+    'orphan.jsonl': [
+      '{"ev":"return","inst":"z","task":3,"ts_ns":5}',
+      '{"ev":"entry","inst":"a","task":1,"ts_ns":10}',
+      '{"ev":"return","inst":"a","task":1,"ts_ns":30}',
+    ].join('\n'),
     'bad-ops.jsonl': 'not json\n{"op": 1}\n',
     'ops.jsonl': '{"op":"r1","task":1,"submit_ns":1000000000,"done_ns":1000006000,"reaches_target":true}\n',
     'case.yaml': '# a hand-written case\nformat: kretprobe-case/v1\nid: cli-ledger\nprobe:\n  interface: tracefs   # made with r2:\n  maxactive: { requested: 2, effective: 2 }\ncounters:\n  start: { epoch: reg-1, nmissed: 0 }\n  end: { epoch: reg-1, nmissed: 1 }\n',
@@ -98,11 +103,21 @@ describe('ledger --case', () => {
     const text = await fs.readFile(f('case.yaml'), 'utf8');
     expect(text).toContain('# made with r2:');
     const c = parse(text);
-    expect(c.ledger).toMatchObject({ eligible: 3, identity: 'task-and-depth', entry_events: 3, returns: 2, in_flight_at_stop: 0, completed_without_return: 1, no_probe_evidence: 0, foreign_records: 0 });
-    expect(c.concurrency.observed_high_water).toBe(3);
+    expect(c.ledger).toMatchObject({ eligible: 3, identity: 'task-and-depth', entry_events: 3, returns: 2, in_flight_at_stop: 0, completed_without_return: 1, no_probe_evidence: 0, foreign_records: 0, returns_without_entry: 0, lost_events: 0 });
+    expect(c.concurrency).toMatchObject({ observed_high_water: 3, observed_high_water_at_ns: 4010550000 });
     expect(c.latency).toMatchObject({ reported: true, from: 'admitted', coverage_reported: true, count: 2 });
     // The case's counters gave the miss delta: the identity closes.
     expect(r.stdout).toMatch(/capacity_missed 1 .*\n.*balanced/);
+  });
+
+  it('records returns without entry from probe.jsonl and leaves lost events unknown there', async () => {
+    await fs.writeFile(f('case-jsonl.yaml'), 'format: kretprobe-case/v1\nid: cli-ledger-jsonl\n');
+    const r = cli(['ledger', '--trace', f('orphan.jsonl'), '--case', f('case-jsonl.yaml')]);
+    expect(r.code).toBe(0);
+    const c = parse(await fs.readFile(f('case-jsonl.yaml'), 'utf8'));
+    expect(c.ledger.returns_without_entry).toBe(1);
+    expect(c.ledger).not.toHaveProperty('lost_events');
+    expect(c.concurrency).toMatchObject({ observed_high_water: 1, observed_high_water_at_ns: 10 });
   });
 });
 
