@@ -8,6 +8,8 @@ export interface TextOptions {
   color: boolean;
   /** Show warning findings too (default true). */
   warnings?: boolean;
+  /** For a missing fact, the command that collects it on the target (from rules/questions). */
+  collect?: Record<string, string>;
 }
 
 const VERDICT_STYLE: Record<VerdictId, (c: ChalkInstance) => ChalkInstance> = {
@@ -104,8 +106,14 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
     }
   }
   if (v.missing.length) {
-    out.push(`  missing   ${k.dim('(unknown facts that would change the verdict)')}`);
-    out.push(wrap(v.missing.join(', '), 100, '    '));
+    out.push(`  missing   ${k.dim('(unknown facts that would change the verdict, most decisive first)')}`);
+    const shown = opts.collect ? v.missing.slice(0, 8) : [];
+    for (const fact of shown) {
+      const how = opts.collect?.[fact];
+      out.push(`    ${fact}${how ? k.dim(`  <- ${how.split('\n')[0]}`) : ''}`);
+    }
+    const rest = v.missing.slice(shown.length);
+    if (rest.length) out.push(wrap(`${shown.length ? 'also: ' : ''}${rest.join(', ')}`, 100, '    '));
   }
   out.push('  next');
   out.push(wrap(v.next, 100, '    '));

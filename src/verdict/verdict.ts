@@ -31,6 +31,7 @@ export interface Finding {
 export interface Undecided {
   rule: string;
   verdict: VerdictId | null;
+  weight: number;
   needs: string[];
 }
 
@@ -129,7 +130,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
-      undecided.push({ rule: rule.spec.id, verdict, needs: needsOf(o, facts) });
+      undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
     }
   }
   const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
@@ -173,7 +174,11 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
 function choose(findings: Finding[], undecided: Undecided[]): { verdict: VerdictId; missing: string[] } {
   const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
   const open = (vs: readonly VerdictId[]) => undecided.filter((u) => u.verdict !== null && vs.includes(u.verdict));
-  const needs = (us: Undecided[]) => [...new Set(us.flatMap((u) => u.needs))].sort();
+  // Most decisive first: the facts of the check whose verdict would win, heaviest check first.
+  const needs = (us: Undecided[]) => {
+    const ranked = [...us].sort((a, b) => VERDICT_RANK.indexOf(a.verdict!) - VERDICT_RANK.indexOf(b.verdict!) || b.weight - a.weight);
+    return [...new Set(ranked.flatMap((u) => u.needs))];
+  };
   for (let i = 0; i < OBSERVER_ORDER.length; i++) {
     const v = OBSERVER_ORDER[i]!;
     // An established observer explanation wins; what is still open above it is worth knowing.

@@ -70,3 +70,11 @@ describe('audit output', () => {
     expect(r.stdout).toMatch(/3 +inconclusive/);
   });
 });
+
+describe('audit text: what to collect', () => {
+  it('prints each missing fact with the command that collects it, filled in for the target', () => {
+    const r = cli(['audit', c('table/writeup-no-counters.yaml')]);
+    expect(r.stdout).toMatch(/^ {4}probe\.armed {2}<- grep -w 'nvme_submit_cmd' \/sys\/kernel\/debug\/kprobes\/list$/m);
+    expect(r.stdout).toMatch(/^ {4}counters\.end\.nmissed {2}<- cat \/sys\/kernel\/tracing\/kprobe_profile/m);
+  });
+});
