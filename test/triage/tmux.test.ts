@@ -32,7 +32,7 @@ afterAll(() => {
 const screen = (name: string) => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name).stdout;
 const headers = (text: string) => [...text.matchAll(/^\[([a-z0-9-]+)\] sets /gm)].map((m) => m[1]!);
 
-async function until<T>(what: string, name: string, test: (text: string) => T | undefined, ms = 15_000): Promise<T> {
+async function until<T>(what: string, name: string, test: (text: string) => T | undefined, ms = 45_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const text = screen(name);
@@ -104,7 +104,7 @@ describe('triage in a real terminal (tmux)', () => {
     expect(audit(file).verdict).toBe(shown);
     expect(new Set(asked).size).toBe(asked.length);
     tmux('kill-session', '-t', 'full');
-  }, 90_000);
+  }, 180_000);
 
   it.each([2, 7, 13])('killed (SIGKILL) after answer %i: every answer is on disk and a rerun asks only the rest', async (n) => {
     const ref = await loadCase(refFile('table/stall-after-quiesce.yaml'));
@@ -134,7 +134,7 @@ describe('triage in a real terminal (tmux)', () => {
     expect(shown).toBe(audit(whole).verdict);
     expect(audit(file)).toEqual(audit(whole));
     expect(await fs.readFile(`${file}.bak`, 'utf8')).toContain('format: kretprobe-case/v1');
-  }, 120_000);
+  }, 240_000);
 
   it('Ctrl-C stops with exit 130, keeps the answers given, and the rerun resumes', async () => {
     const ref = await loadCase(refFile('kernel-notes/r8-adequate.yaml'));
@@ -155,7 +155,7 @@ describe('triage in a real terminal (tmux)', () => {
     tmux('kill-session', '-t', 'ctrl-c-2');
     expect(rest).not.toContain(first[0]);
     expect(audit(file).verdict).toBe(ref.data.expected?.verdict);
-  }, 60_000);
+  }, 120_000);
 
   it('killed right after Enter: the file is the old or the new one, never a torn write', async () => {
     const ref = await loadCase(refFile('table/stall-after-quiesce.yaml'));
@@ -173,5 +173,5 @@ describe('triage in a real terminal (tmux)', () => {
     expect(onDisk.data.format).toBe('kretprobe-case/v1');
     const dirEntries = await fs.readdir(dir);
     expect(dirEntries.filter((e) => e.startsWith('.torn.yaml.') && e.endsWith('.tmp')).length).toBeLessThanOrEqual(1);
-  }, 60_000);
+  }, 120_000);
 });
