@@ -12,6 +12,7 @@ import { parseKprobeProfile, type KprobeProfileRow } from './kprobeProfile.js';
 import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.js';
 import { parseTraceLine, bareEventName, type TraceRecord } from './trace.js';
 import { numberedLines } from './lines.js';
+import { getPath, setPath } from '../dotted.js';
 
 /** The two snapshots a collector run leaves in a bundle (collector/collect.sh). */
 export const PHASES = ['start', 'end'] as const;
@@ -84,18 +85,7 @@ class CaseBuilder {
 
   set(factPath: string, value: unknown, from: string | undefined): void {
     if (value === undefined) return;
-    const keys = factPath.split('.');
-    let node = this.data;
-    for (const key of keys.slice(0, -1)) {
-      const next = node[key];
-      if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as CaseObject;
-      else {
-        const fresh: CaseObject = {};
-        node[key] = fresh;
-        node = fresh;
-      }
-    }
-    node[keys[keys.length - 1] as string] = value;
+    setPath(this.data, factPath, value);
     if (from !== undefined) this.provenance[factPath] = from;
   }
 }
@@ -371,7 +361,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
       // A separate entry kprobe fires for every call, also those the return probe missed: its
       // records are entry events, not admitted instances (those have no record of their own in
       // tracefs). The profile delta above is preferred; the trace count stands in without it.
-      if (entryEvent !== undefined && !retEpoch.changed && !newEpoch(entryEvent).changed && at(b.data, 'ledger.entry_events') === undefined) b.set('ledger.entry_events', entries.length, span(entries));
+      if (entryEvent !== undefined && !retEpoch.changed && !newEpoch(entryEvent).changed && getPath(b.data, 'ledger.entry_events') === undefined) b.set('ledger.entry_events', entries.length, span(entries));
       b.set('ledger.returns', returns.length, span(returns));
     }
   }
@@ -549,13 +539,4 @@ export async function caseFromBundle(dir: string, opts: BundleOptions = {}): Pro
 function kebab(name: string): string {
   const k = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   return k === '' ? 'bundle' : k;
-}
-
-function at(obj: unknown, dotted: string): unknown {
-  let cur = obj;
-  for (const k of dotted.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[k];
-  }
-  return cur;
 }

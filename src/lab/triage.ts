@@ -9,6 +9,7 @@ import { readLedger } from '../ledger/read.js';
 import type { LabKernel } from './kernels.js';
 import type { LabObservation } from './observe.js';
 import type { LabExpectation } from './scenarios.js';
+import { setPath } from '../dotted.js';
 
 /** The verdict of one lab bundle, and where its case file went. */
 export interface LabTriage {
@@ -31,21 +32,6 @@ function symbolOf(definition: string | undefined): string | undefined {
   if (definition === undefined) return undefined;
   const d = parseKprobeEventLine(definition);
   return typeof d === 'string' ? undefined : d.symbol;
-}
-
-function setPath(obj: Obj, dotted: string, value: unknown): void {
-  const keys = dotted.split('.');
-  let node = obj;
-  for (const k of keys.slice(0, -1)) {
-    const next = node[k];
-    if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as Obj;
-    else {
-      const fresh: Obj = {};
-      node[k] = fresh;
-      node = fresh;
-    }
-  }
-  node[keys[keys.length - 1] as string] = value;
 }
 
 /**

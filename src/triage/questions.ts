@@ -7,6 +7,7 @@ import { FACT_CATALOGUE } from '../facts/facts.js';
 import { defaultRulesDir } from '../rules/load.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS, type SeedFolder } from '../rules/seed.js';
 import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml } from '../yamlfile.js';
+import { getPath } from '../dotted.js';
 
 /**
  * The triage questions, as data: `rules/questions/<seed-section>.yaml`, one file per section of
@@ -195,8 +196,7 @@ export async function loadQuestions(dir: string = defaultQuestionsDir()): Promis
 /** Fill `{fact.path}` placeholders from the case; an unknown one stays visible as `<fact.path>`. */
 export function renderQuestionText(template: string, data: unknown): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
-    let cur: unknown = data;
-    for (const key of name.split('.')) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+    const cur = getPath(data, name);
     if (cur === undefined || cur === null || cur === 'unknown') return `<${name}>`;
     return Array.isArray(cur) ? cur.join(',') : String(cur);
   });

@@ -3,6 +3,7 @@ import { BASE_FACTS, caseFacts, type Facts } from '../facts/facts.js';
 import type { Rules } from '../index.js';
 import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
 import type { Question, QuestionSet } from './questions.js';
+import { getPath } from '../dotted.js';
 
 /**
  * Which question comes next. Pure over (case, its verdict, rules, questions): the facts worth
@@ -45,18 +46,10 @@ export interface Plan {
 
 const BASE = new Set(BASE_FACTS.map((f) => f.name));
 
-function valueAt(c: Case, path: string): unknown {
-  let cur: unknown = c;
-  for (const key of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
-}
 
 /** The case holds the fact: a value, an explicit unknown, or null written out. */
 export function holds(c: Case, fact: string): boolean {
-  return valueAt(c, fact) !== undefined;
+  return getPath(c, fact) !== undefined;
 }
 
 /** A fact's value is unknown (absent, null or `unknown`). */
@@ -100,7 +93,7 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     const rank = rankOf(r.spec.verdict);
     if (rank >= current && verdict.verdict !== 'insufficient-evidence') continue;
     // A required fact already answered "unknown" means the check can never apply: ask no more for it.
-    if (r.spec.requires.some((f) => BASE.has(f) && !facts.values.has(f) && valueAt(c, f) !== undefined)) continue;
+    if (r.spec.requires.some((f) => BASE.has(f) && !facts.values.has(f) && getPath(c, f) !== undefined)) continue;
     for (const f of r.spec.requires) if (BASE.has(f) && !facts.values.has(f)) offer(f, 'verdict', rank, r.spec.id);
   }
 
@@ -126,7 +119,7 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
   }
 
   const planned: PlannedFact[] = [...best.entries()].map(([fact, why]) => {
-    const value = valueAt(c, fact);
+    const value = getPath(c, fact);
     return { fact, question: questions.byFact.get(fact), ...why, held: value !== undefined, value };
   });
   const order = (p: PlannedFact) => p.question?.order ?? Number.MAX_SAFE_INTEGER;
