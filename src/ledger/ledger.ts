@@ -21,8 +21,17 @@ export type EntrySemantics = 'instance' | 'event';
 
 export type PairingIdentity = 'instance-data' | 'task-and-depth' | 'none';
 
+/**
+ * More calls open at once than any bounded test can hold (a return probe's pool is sized in the
+ * thousands; tracefs allows 4096): past this the input is not a trace whose entries are closed by
+ * returns, and holding it would let memory grow with the file instead of with calls in flight.
+ */
+export const MAX_OPEN_CALLS = 1_000_000;
+
 export interface LedgerOptions {
   semantics: EntrySemantics;
+  /** Called when the input cannot be a trace at all; it must throw (the reader names the file). */
+  fail?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => never) | undefined;
   /**
    * Operations in submit order; absent when there is no ops ledger (pairing and durations only).
    * It may hand out the same object each time: the builder copies what it keeps before pulling again.
@@ -454,6 +463,12 @@ export class LedgerBuilder {
       else stack.push(call);
     }
     this.openCount++;
+    if (this.openCount > MAX_OPEN_CALLS) {
+      const expected = `a trace whose entries are closed by returns (at most ${MAX_OPEN_CALLS} calls open at once)`;
+      const got = `${this.openCount} calls open (the entry events of other functions, or no return event in the trace?)`;
+      if (this.opts.fail) this.opts.fail('trace', rec.line, expected, got);
+      throw new Error(`line ${rec.line}: expected ${expected}; got ${got}`);
+    }
     if (this.openCount > this.hw) {
       this.hw = this.openCount;
       this.hwAt = rec.tsNs;

@@ -128,6 +128,9 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       captureStopNs: opts.captureStopNs,
       nmissedDelta: opts.nmissedDelta,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
+      fail: (source, line, expected, got) => {
+        throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
+      },
     });
 
   let records = 0;
