@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FormTruth } from './gen-trace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -84,17 +85,7 @@ function ensureTrace(dir: string, events: number): void {
   if (r.status !== 0) throw new Error('gen-trace failed');
 }
 
-interface TruthForm {
-  eligible: number;
-  returned: number;
-  in_flight_at_stop: number;
-  completed_without_return: number;
-  filtered: number;
-  no_probe_evidence: number;
-  high_water: number;
-}
-
-function checkTruth(out: string, truth: TruthForm): string {
+function checkTruth(out: string, truth: FormTruth): string {
   const r = JSON.parse(out) as { ops: { eligible: number; classification: Record<string, number> }; highWater: { value: number } };
   const got: Record<string, number> = { eligible: r.ops.eligible, ...r.ops.classification, high_water: r.highWater.value };
   const bad = Object.entries(truth).filter(([k, v]) => k in got && got[k] !== v).map(([k, v]) => `${k} ${got[k]} != ${v}`);
@@ -112,7 +103,7 @@ async function bench(argv: string[]): Promise<void> {
   for (const n of sizes) {
     const dir = path.join(base, `gen-${n}`);
     ensureTrace(dir, n);
-    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as { stop_us: number; trace_records: number; jsonl_records: number; text: TruthForm; jsonl: TruthForm };
+    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as { stop_us: number; trace_records: number; jsonl_records: number; text: FormTruth; jsonl: FormTruth };
     const ops = path.join(dir, 'ops.jsonl');
     for (const form of ['trace.txt', 'probe.jsonl'] as const) {
       const trace = path.join(dir, form);
