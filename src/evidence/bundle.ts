@@ -148,40 +148,22 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   const entryEvent =
     opts.entryEvent ?? manifestEvents.find((ev) => ev !== returnEvent && defFor(ev)?.kind === 'p' && (symbolHint === undefined || defFor(ev)?.symbol === symbolHint));
 
-  // Kernel identity.
-  for (const phase of [...phases].reverse()) {
-    const files = input[phase] as SnapshotFiles;
-    if (files.uname_r !== undefined) {
-      const r = parseUnameRelease(files.uname_r);
-      report(`${phase}/uname_r`, r.problems);
-      if (r.release !== undefined) {
-        b.set('kernel.release', r.release, `${phase}/uname_r:${r.line}`);
-        break;
+  // Kernel identity: from the newest snapshot whose one-line file gives a value.
+  const fromNewest = (name: 'uname_r' | 'uname_m' | 'cpu_possible', fact: string, read: (text: string) => { value: unknown; line?: number; problems: LineProblem[] }) => {
+    for (const phase of [...phases].reverse()) {
+      const text = (input[phase] as SnapshotFiles)[name];
+      if (text === undefined) continue;
+      const r = read(text);
+      report(`${phase}/${name}`, r.problems);
+      if (r.value !== undefined) {
+        b.set(fact, r.value, `${phase}/${name}:${r.line}`);
+        return;
       }
     }
-  }
-  for (const phase of [...phases].reverse()) {
-    const files = input[phase] as SnapshotFiles;
-    if (files.uname_m !== undefined) {
-      const r = parseUnameMachine(files.uname_m);
-      report(`${phase}/uname_m`, r.problems);
-      if (r.arch !== undefined) {
-        b.set('kernel.arch', r.arch, `${phase}/uname_m:${r.line}`);
-        break;
-      }
-    }
-  }
-  for (const phase of [...phases].reverse()) {
-    const files = input[phase] as SnapshotFiles;
-    if (files.cpu_possible !== undefined) {
-      const r = parseCpuPossible(files.cpu_possible);
-      report(`${phase}/cpu_possible`, r.problems);
-      if (r.count !== undefined) {
-        b.set('kernel.possible_cpus', r.count, `${phase}/cpu_possible:${r.line}`);
-        break;
-      }
-    }
-  }
+  };
+  fromNewest('uname_r', 'kernel.release', (t) => { const r = parseUnameRelease(t); return { ...r, value: r.release }; });
+  fromNewest('uname_m', 'kernel.arch', (t) => { const r = parseUnameMachine(t); return { ...r, value: r.arch }; });
+  fromNewest('cpu_possible', 'kernel.possible_cpus', (t) => { const r = parseCpuPossible(t); return { ...r, value: r.count }; });
 
   // The probe: a tracefs event is what the collector reads.
   const where = (phase: Phase, file: string, line: number): string => `${phase}/${file}:${line}`;
