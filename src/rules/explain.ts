@@ -1,3 +1,4 @@
+import { factsOf } from '../engine/evaluate.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import type { AnyRule } from './parse.js';
 import type { Condition, Leaf } from './schema.js';
@@ -35,28 +36,19 @@ export function explainRule(rule: AnyRule): string {
   const s = rule.spec;
   const out = [`${s.id} — ${s.title}`, `source: ${s.source}`];
   const facts = new Set<string>();
-  const collect = (c: Condition) => {
-    if ('all' in c) c.all.forEach(collect);
-    else if ('any' in c) c.any.forEach(collect);
-    else if ('not' in c) collect(c.not);
-    else {
-      facts.add(c.fact);
-      if (c.value !== null && typeof c.value === 'object' && !Array.isArray(c.value)) facts.add(c.value.fact);
-    }
-  };
   if (rule.kind === 'rule') {
     const r = rule.spec;
     out.push(`concludes: ${r.verdict === 'warning' ? 'a warning (does not change the verdict)' : r.verdict} (weight ${r.weight})`);
     if (r.requires?.length) out.push(`applies only when known: ${r.requires.join(', ')}`);
     out.push('fires when:', ...conditionInWords(r.when, 1));
     out.push('explains:', `  ${r.explains.replace(/\s+/g, ' ')}`, 'next step:', `  ${r.next.replace(/\s+/g, ' ')}`);
-    collect(r.when);
+    factsOf(r.when, facts);
   } else {
     const c = rule.spec;
     out.push(`judges claims of kind: ${c.claim}`);
     c.judge.forEach((j) => {
       out.push(`${j.judgement} when:`, ...conditionInWords(j.when, 1), `  because: ${j.because.replace(/\s+/g, ' ')}`);
-      collect(j.when);
+      factsOf(j.when, facts);
     });
     out.push(`otherwise ${c.otherwise.judgement}:`, `  ${c.otherwise.because.replace(/\s+/g, ' ')}`);
   }
