@@ -39,7 +39,7 @@ export type ClaimKind = (typeof CLAIM_KINDS)[number];
 export const JUDGEMENTS = ['supported', 'unsupported', 'overreach'] as const;
 export type Judgement = (typeof JUDGEMENTS)[number];
 
-export const INTERFACES = ['module', 'tracefs', 'perf-probe', 'bpftrace', 'bpf-link', 'other'] as const;
+export const INTERFACES = ['module', 'tracefs', 'perf-probe', 'bpftrace', 'bpf-link', 'fprobe', 'other'] as const;
 export const IDENTITIES = ['instance-data', 'task-and-depth', 'task-only', 'global-timestamp', 'none'] as const;
 
 const cpuCount = z
@@ -70,6 +70,7 @@ export const caseSchema = z
         release: text('uname -r'),
         arch: text('uname -m'),
         possible_cpus: z.union([cpuCount, z.literal(UNKNOWN)]).nullish().describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)'),
+        preemption: flag('CONFIG_PREEMPTION is set (PREEMPT, PREEMPT_RT or PREEMPT_DYNAMIC): decides the default pool before 6.2'),
       })
       .strict()
       .optional(),
@@ -78,6 +79,7 @@ export const caseSchema = z
       .object({
         interface: maybe(z.enum(INTERFACES), 'how the return probe was made'),
         target: text('symbol or 0x address'),
+        event: text('name of the return event (tracefs/perf GROUP/EVENT or EVENT), where the interface names one'),
         target_module: z.union([z.string().min(1), z.literal(UNKNOWN)]).nullish().describe('module owning the symbol; null = vmlinux'),
         registration: z
           .object({
@@ -137,6 +139,8 @@ export const caseSchema = z
         estimated_max_overlap: count('the caller model\'s maximum of admitted calls at once'),
         observed_high_water: count('most accepted instances outstanding at once, measured'),
         observed_high_water_at_ns: count('trace time (ns) of the record that first reached the observed high-water mark'),
+        observed_demand_high_water: count('most calls entered at once as seen by a separate entry event (admitted or missed): demand, not accepted instances'),
+        observed_demand_high_water_at_ns: count('trace time (ns) of the record that first reached the demand high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
       })
       .strict()
@@ -145,6 +149,7 @@ export const caseSchema = z
     counters: z
       .object({
         source: maybe(z.enum(['module-field', 'kprobe_profile', 'bpf-link']), 'where the miss counters were read'),
+        event: text('the event whose line the counters were read from (kprobe_profile name column, bpftool link id); must be the return event'),
         start: snapshot.optional(),
         end: snapshot.optional(),
       })
@@ -216,6 +221,7 @@ export const caseSchema = z
       .object({
         verdict: z.enum(VERDICTS).optional(),
         rules: z.array(z.string()).optional(),
+        not_rules: z.array(z.string()).optional().describe('rules that must not fire'),
         claims: z.array(z.enum(JUDGEMENTS)).optional(),
       })
       .strict()
@@ -225,6 +231,28 @@ export const caseSchema = z
   .strict();
 
 export type Case = z.infer<typeof caseSchema>;
+
+/**
+ * Case fields no rule or derivation reads: kept for the reader and the report, never for a
+ * verdict. A meta-test checks that every other field is read somewhere.
+ */
+export const INFORMATIONAL: Readonly<Record<string, string>> = {
+  'kernel.arch': 'quoted by scope/arch-restrictions-unchecked; no verdict depends on it',
+  'probe.target_module': 'names the module for the reader',
+  'probe.registration.reason': 'quoted when registration failed',
+  'probe.per_instance_data': 'the binding actually used is ledger.identity',
+  'concurrency.workers': 'an input of the caller model, summarised by estimated_max_overlap',
+  'concurrency.concurrent_fds': 'an input of the caller model, summarised by estimated_max_overlap',
+  'concurrency.observed_high_water_at_ns': 'locates the peak in the trace for the reader',
+  'concurrency.observed_demand_high_water_at_ns': 'locates the peak in the trace for the reader',
+  'ledger.returns_without_entry': 'tells the reader the high-water mark is a floor',
+  'latency.count': 'describes the reported distribution',
+  'latency.p50_ns': 'the reported distribution',
+  'latency.p90_ns': 'the reported distribution',
+  'latency.p99_ns': 'the reported distribution',
+  'latency.max_ns': 'the reported distribution',
+  'fixture.synthetic': 'fixture.live_driver_path carries the decision',
+};
 
 /** The JSON Schema published for editors, derived from the same definition. */
 export function caseJsonSchema(): Record<string, unknown> {

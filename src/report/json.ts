@@ -18,6 +18,9 @@ export function toVerdictJson(v: CaseVerdict): Record<string, unknown> {
     accounting: v.accounting,
     claims: v.claims.map((c) => ({ kind: c.kind, judgement: c.judgement, rule: c.rule, because: c.because })),
     missing: v.missing,
+    possible: v.possible,
+    decides: v.decides,
+    ...(v.not_applied.length ? { not_applied: v.not_applied } : {}),
     next: v.next,
     ...(v.expected ? { expected: v.expected } : {}),
   };

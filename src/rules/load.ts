@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
 import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
+import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions). */
 const NOT_RULES = new Set(['questions']);
@@ -13,6 +14,8 @@ export interface RuleSet {
   dir: string;
   rules: ParsedRule[];
   claims: ParsedClaimRule[];
+  /** Verdict precedence (rules/verdicts.yaml; the shipped one when `dir` has none). */
+  verdicts: VerdictPolicy;
 }
 
 /** The rules shipped with the package (works from src/ under vitest and from dist/src/). */
@@ -39,9 +42,16 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
   }
   return {
     dir,
+    verdicts: await loadVerdicts(dir),
     rules: parsed.filter((r): r is ParsedRule => r.kind === 'rule'),
     claims: parsed.filter((r): r is ParsedClaimRule => r.kind === 'claim'),
   };
+}
+
+async function loadVerdicts(dir: string): Promise<VerdictPolicy> {
+  const own = path.join(dir, 'verdicts.yaml');
+  const file = await fs.stat(own).then(() => own, () => path.join(defaultRulesDir(), 'verdicts.yaml'));
+  return parseVerdicts(await readSmallFile(file, 'verdict precedence file'), file);
 }
 
 /** Rule files under `root`, relative and sorted (the questions folder is not rules). */

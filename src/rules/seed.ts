@@ -19,7 +19,7 @@ const HEADINGS = new Set<string>(Object.values(SEED_SECTIONS));
 
 /** True when `source` names a seed heading (straight or curly apostrophe) or a kernel fact. */
 export function isKnownSource(source: string): boolean {
-  return HEADINGS.has(source.replace(/'/g, '’')) || /^kernel-(facts|notes)\.md\b/.test(source);
+  return HEADINGS.has(source.replace(/'/g, '’')) || /^kernel-(facts|notes|history)\.md\b/.test(source);
 }
 
 export function normaliseSource(source: string): string {

@@ -2,11 +2,14 @@ import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
 import { caseFacts, type Facts, type FactValue } from '../facts/facts.js';
 import { ConditionRunner, type Outcome } from '../engine/evaluate.js';
 import type { RuleSet } from '../rules/load.js';
+import { choose } from './choose.js';
 
 /**
- * Findings → verdict. The observer explanations are tried in a fixed order (a failed setup
- * first, then capacity, other observer gaps, the capture window, deliberate filtering); only
- * when every one of them is excluded can the missing return say something about the function.
+ * Findings → verdict. The precedence is data (rules/verdicts.yaml, read by ./choose.ts): the
+ * observer explanations first (a failed setup, capacity, other observer gaps, the capture
+ * window, deliberate filtering); only when every one of them is excluded can the missing return
+ * say something about the function. The constants below mirror that file for callers that rank
+ * verdicts without rules at hand (--fail-on); a test checks they agree.
  */
 export const OBSERVER_ORDER: readonly VerdictId[] = ['setup-failure', 'capacity-missed', 'observer-gap', 'still-in-flight', 'filtered-by-design'];
 
@@ -33,6 +36,13 @@ export interface Undecided {
   verdict: VerdictId | null;
   weight: number;
   needs: string[];
+}
+
+/** A check that does not apply until some facts are known (its `requires:`), shown as such. */
+export interface NotApplied {
+  rule: string;
+  verdict: VerdictId | null;
+  until: string[];
 }
 
 export interface ClaimResult {
@@ -70,6 +80,12 @@ export interface CaseVerdict {
   missing: string[];
   next: string;
   undecided: Undecided[];
+  /** Verdicts still possible, most severe first (one element when the verdict is definite). */
+  possible: VerdictId[];
+  /** The unknown facts that decide between the possible verdicts (empty when definite). */
+  decides: string[];
+  /** Checks that do not apply until the listed facts are known. */
+  not_applied: NotApplied[];
   expected?: ExpectedCheck;
 }
 
@@ -111,10 +127,15 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
 
   const findings: Finding[] = [];
   const undecided: Undecided[] = [];
+  const notApplied: NotApplied[] = [];
   for (const rule of compiled.set.rules) {
-    if (rule.spec.requires?.some((f) => !facts.values.has(f))) continue;
-    const o = outcomes.get(rule.spec.id)!;
     const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
+    const until = rule.spec.requires?.filter((f) => !facts.values.has(f)) ?? [];
+    if (until.length) {
+      notApplied.push({ rule: rule.spec.id, verdict, until });
+      continue;
+    }
+    const o = outcomes.get(rule.spec.id)!;
     if (o.truth === 'true') {
       const provenance = c.provenance ? pick(c.provenance, Object.keys(o.facts), facts) : undefined;
       findings.push({
@@ -136,13 +157,16 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
   findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
 
-  const { verdict, missing } = choose(findings, undecided);
-  const primary = findings.find((f) => f.verdict === verdict);
+  const policy = compiled.set.verdicts;
+  const { verdict, possible, decides } = choose(policy, findings, undecided);
+  const missing = decides;
+  const primary = verdict === policy.fallback.id ? undefined : findings.find((f) => f.verdict === verdict);
+  const step = (v: VerdictId | undefined) => [...policy.order, policy.fallback].find((e) => e.id === v)?.next ?? policy.fallback.next;
   const next = primary
     ? primary.next
     : missing.length
-      ? `Collect ${missing.slice(0, 6).join(', ')}${missing.length > 6 ? ` and ${missing.length - 6} more` : ''}: each can exclude or establish an observer explanation.`
-      : 'Record an independent operation ledger and the miss counters around a bounded test.';
+      ? `Collect ${missing.slice(0, 6).join(', ')}${missing.length > 6 ? ` and ${missing.length - 6} more` : ''}: they decide between ${possible.join(', ')}. ${step(possible[0])}`
+      : findings.find((f) => f.verdict === policy.fallback.id)?.next ?? step(policy.fallback.id);
 
   const claims = await judgeClaims(c, compiled, facts, verdict, findings);
   const num = (k: string) => (facts.values.get(k) as number | undefined) ?? null;
@@ -166,31 +190,12 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
     missing,
     next,
     undecided,
+    possible,
+    decides,
+    not_applied: notApplied,
   };
   if (c.expected) result.expected = checkExpected(c, result);
   return result;
-}
-
-function choose(findings: Finding[], undecided: Undecided[]): { verdict: VerdictId; missing: string[] } {
-  const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
-  const open = (vs: readonly VerdictId[]) => undecided.filter((u) => u.verdict !== null && vs.includes(u.verdict));
-  // Most decisive first: the facts of the check whose verdict would win, heaviest check first.
-  const needs = (us: Undecided[]) => {
-    const ranked = [...us].sort((a, b) => VERDICT_RANK.indexOf(a.verdict!) - VERDICT_RANK.indexOf(b.verdict!) || b.weight - a.weight);
-    return [...new Set(ranked.flatMap((u) => u.needs))];
-  };
-  for (let i = 0; i < OBSERVER_ORDER.length; i++) {
-    const v = OBSERVER_ORDER[i]!;
-    // An established observer explanation wins; what is still open above it is worth knowing.
-    if (fired(v)) return { verdict: v, missing: needs(open(OBSERVER_ORDER.slice(0, i))) };
-  }
-  const openObserver = open(OBSERVER_ORDER);
-  if (openObserver.length || fired('insufficient-evidence')) return { verdict: 'insufficient-evidence', missing: needs(openObserver) };
-  if (fired('evidence-of-stall')) return { verdict: 'evidence-of-stall', missing: [] };
-  const openStall = open(['evidence-of-stall']);
-  if (openStall.length) return { verdict: 'insufficient-evidence', missing: needs(openStall) };
-  if (fired('fully-observed')) return { verdict: 'fully-observed', missing: [] };
-  return { verdict: 'insufficient-evidence', missing: needs(open(['fully-observed'])) };
 }
 
 async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdict: VerdictId, findings: Finding[]): Promise<ClaimResult[]> {
@@ -219,6 +224,7 @@ function checkExpected(c: Case, v: CaseVerdict): ExpectedCheck {
   const e = c.expected!;
   if (e.verdict && e.verdict !== v.verdict) problems.push(`expected verdict ${e.verdict}, got ${v.verdict}`);
   for (const r of e.rules ?? []) if (!v.findings.some((f) => f.rule === r)) problems.push(`expected rule ${r} to fire`);
+  for (const r of e.not_rules ?? []) if (v.findings.some((f) => f.rule === r)) problems.push(`expected rule ${r} not to fire`);
   if (e.claims) {
     const got = v.claims.map((x) => x.judgement);
     if (e.claims.length !== got.length || e.claims.some((j, i) => j !== got[i])) problems.push(`expected claims [${e.claims.join(', ')}], got [${got.join(', ')}]`);

@@ -1,0 +1,106 @@
+/**
+ * Derived facts as declarations. Each derived fact names the facts it reads (`inputs`) and a
+ * pure `derive` that gets exactly those values and nothing else; the runner orders the
+ * declarations by their inputs, so what an unknown derived fact needs, where a derived value
+ * came from and what to collect are all computed from the declarations and cannot drift from
+ * the code (STYLE.md habit 13).
+ */
+
+export type FactValue = string | number | boolean | string[];
+
+/** The values of a derivation's declared inputs; an unknown input is undefined. */
+export type Inputs = Readonly<Record<string, FactValue | undefined>>;
+
+export interface Derivation {
+  name: string;
+  type: 'number' | 'boolean' | 'string' | 'list';
+  description: string;
+  /** A seed section heading or a kernel fact the derivation rests on. */
+  basis: string;
+  inputs: readonly string[];
+  /** Pure: the value from the inputs, or undefined (unknown). Never reads anything else. */
+  derive(i: Inputs): FactValue | undefined;
+}
+
+/** Typed readers for derive bodies: a value of the wrong type reads as unknown. */
+export const num = (i: Inputs, k: string) => (typeof i[k] === 'number' ? (i[k] as number) : undefined);
+export const bool = (i: Inputs, k: string) => (typeof i[k] === 'boolean' ? (i[k] as boolean) : undefined);
+export const str = (i: Inputs, k: string) => (typeof i[k] === 'string' ? (i[k] as string) : undefined);
+
+/** Kleene conjunction: false if any part is false, true if all are true, else unknown. */
+export function and(...parts: Array<boolean | undefined>): boolean | undefined {
+  if (parts.some((p) => p === false)) return false;
+  return parts.every((p) => p === true) ? true : undefined;
+}
+
+/** Kleene disjunction. */
+export function or(...parts: Array<boolean | undefined>): boolean | undefined {
+  if (parts.some((p) => p === true)) return true;
+  return parts.every((p) => p === false) ? false : undefined;
+}
+
+export interface Plan {
+  /** Declarations in an order where every input is computed before it is read. */
+  ordered: readonly Derivation[];
+  /** For each derived fact, the case fields it rests on (the closure of its inputs). */
+  baseInputs: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Order the declarations and close their inputs over case fields. Throws (a bug, not a user
+ * error) on an input that is neither a case field nor declared, on a duplicate or on a cycle.
+ */
+export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<string>): Plan {
+  const byName = new Map<string, Derivation>();
+  for (const d of derivations) {
+    if (byName.has(d.name) || baseNames.has(d.name)) throw new Error(`derived fact ${d.name} is declared twice`);
+    byName.set(d.name, d);
+  }
+  const ordered: Derivation[] = [];
+  const baseInputs = new Map<string, string[]>();
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (d: Derivation, path: string[]) => {
+    if (state.get(d.name) === 'done') return;
+    if (state.get(d.name) === 'visiting') throw new Error(`derived facts form a cycle: ${[...path, d.name].join(' -> ')}`);
+    state.set(d.name, 'visiting');
+    const closure: string[] = [];
+    for (const input of d.inputs) {
+      const dep = byName.get(input);
+      if (dep) {
+        visit(dep, [...path, d.name]);
+        for (const b of baseInputs.get(dep.name)!) if (!closure.includes(b)) closure.push(b);
+      } else if (baseNames.has(input)) {
+        if (!closure.includes(input)) closure.push(input);
+      } else {
+        throw new Error(`derived fact ${d.name} reads ${input}, which is neither a case field nor a derived fact`);
+      }
+    }
+    baseInputs.set(d.name, closure);
+    state.set(d.name, 'done');
+    ordered.push(d);
+  };
+  for (const d of derivations) visit(d, []);
+  return { ordered, baseInputs };
+}
+
+/**
+ * Run the plan over known values (mutated in place). An unknown derived fact needs the case
+ * fields behind its unknown inputs — never a known one.
+ */
+export function run(p: Plan, values: Map<string, FactValue>, needs: Map<string, string[]>): void {
+  for (const d of p.ordered) {
+    const inputs: Record<string, FactValue | undefined> = {};
+    for (const k of d.inputs) inputs[k] = values.get(k);
+    const v = d.derive(inputs);
+    if (v !== undefined) {
+      values.set(d.name, v);
+      continue;
+    }
+    const n: string[] = [];
+    for (const k of d.inputs) {
+      if (values.has(k)) continue;
+      for (const b of needs.get(k) ?? []) if (!n.includes(b)) n.push(b);
+    }
+    needs.set(d.name, n);
+  }
+}

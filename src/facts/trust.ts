@@ -1,0 +1,75 @@
+import { bool, num, or, str, type Derivation } from './derive.js';
+
+/**
+ * Facts that decide whether the records can carry a conclusion at all: the probe was in place,
+ * the handlers only observed, the records are complete and the test's own, the pairing binds
+ * one call's entry to its return.
+ */
+export const TRUST: readonly Derivation[] = [
+  {
+    name: 'probe.was_armed', type: 'boolean', basis: 'Establish the probe’s actual scope',
+    description: 'the probe was live during the test: as stated, or proven by entry/return records or return hits within the test',
+    inputs: ['probe.armed', 'ledger.entries', 'ledger.returns', 'counters.delta.hits'],
+    derive: (i) => bool(i, 'probe.armed') ?? (['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : undefined),
+  },
+  {
+    name: 'probe.registered', type: 'boolean', basis: 'Establish the probe’s actual scope',
+    description: 'the return probe was registered: the result says ok, or its own entry/return records prove it (a stated error wins over records)',
+    inputs: ['probe.registration.result', 'ledger.entries', 'ledger.returns', 'counters.delta.hits'],
+    derive: (i) => {
+      const r = str(i, 'probe.registration.result');
+      if (r !== undefined) return r === 'ok';
+      return ['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : undefined;
+    },
+  },
+  {
+    name: 'probe.handlers_observational', type: 'boolean', basis: 'Establish the probe’s actual scope (keep handlers observational)',
+    description: "the handlers neither sleep, nor take a blocking lock, nor wait for I/O (the kernel's own tracefs/perf handlers and BPF programs cannot)",
+    inputs: ['probe.interface', 'probe.handler.may_sleep', 'probe.handler.blocking_locks', 'probe.handler.does_io'],
+    derive: (i) => {
+      const iface = str(i, 'probe.interface');
+      if (iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe') return true;
+      const bad = or(bool(i, 'probe.handler.may_sleep'), bool(i, 'probe.handler.blocking_locks'), bool(i, 'probe.handler.does_io'));
+      return bad === undefined ? undefined : !bad;
+    },
+  },
+  {
+    name: 'ledger.return_records_complete', type: 'boolean', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-notes.md',
+    description: "no return record was lost: no trace events overwritten, or the kernel's own return-hit count equals the return records",
+    inputs: ['ledger.lost_events', 'counters.delta.hits', 'ledger.returns'],
+    derive: (i) => {
+      const h = num(i, 'counters.delta.hits');
+      const r = num(i, 'ledger.returns');
+      if (h !== undefined && r !== undefined && h === r) return true;
+      const l = num(i, 'ledger.lost_events');
+      return l === undefined ? undefined : l === 0;
+    },
+  },
+  {
+    name: 'ledger.records_clean', type: 'boolean', basis: 'Build an independent operation ledger; kernel-notes.md (the observer pollutes its own ledger)',
+    description: "the records are complete and all the test's own: no lost return record, no foreign record mixed in",
+    inputs: ['ledger.return_records_complete', 'ledger.foreign_records'],
+    derive: (i) => {
+      const f = num(i, 'ledger.foreign_records');
+      const c = bool(i, 'ledger.return_records_complete');
+      if (f !== undefined && f > 0) return false;
+      if (c === false) return false;
+      return f === 0 && c === true ? true : undefined;
+    },
+  },
+  {
+    name: 'ledger.pairing_sound', type: 'boolean', basis: 'Build an independent operation ledger (a task identifier alone may be ambiguous; no shared global timestamp)',
+    description: "each return is bound to its own call's entry: per-instance data or task and depth; task id alone only without nesting or ambiguous pairs; never a global timestamp",
+    inputs: ['ledger.identity', 'concurrency.recursion_depth', 'ledger.ambiguous_pairs'],
+    derive: (i) => {
+      const id = str(i, 'ledger.identity');
+      if (id === 'instance-data' || id === 'task-and-depth') return true;
+      if (id === 'global-timestamp' || id === 'none') return false;
+      if (id !== 'task-only') return undefined;
+      const depth = num(i, 'concurrency.recursion_depth');
+      const amb = num(i, 'ledger.ambiguous_pairs');
+      if ((depth !== undefined && depth > 1) || (amb !== undefined && amb > 0)) return false;
+      return depth !== undefined && amb !== undefined ? true : undefined;
+    },
+  },
+];

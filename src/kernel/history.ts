@@ -1,0 +1,108 @@
+/**
+ * What a release tells about the return-probe machinery, from ../shared/kernel-history.md.
+ * Each entry names the release (and the stable point releases that got the change) and the
+ * upstream commit. A release the model cannot place — a vendor build whose ABI number hides the
+ * upstream point release, or a point release inside a backport range the page does not pin —
+ * answers `undefined`: unknown, never a guess.
+ */
+
+/** An upstream release as far as `uname -r` pins it. `patch` is undefined for vendor builds. */
+export interface Release {
+  major: number;
+  minor: number;
+  /** The upstream point release; undefined when the string cannot say (vendor ABI numbers). */
+  patch: number | undefined;
+}
+
+/**
+ * `6.12.95+deb12-amd64` pins 6.12.95; `5.15.0-91-generic`, `6.1.0-50-amd64` and
+ * `4.18.0-348.el8.x86_64` are vendor builds: the `.0-N` form names an ABI, not a point release,
+ * and such kernels carry backports the upstream number does not show.
+ */
+export function parseRelease(text: string): Release | undefined {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?(.*)$/.exec(text.trim());
+  if (!m) return undefined;
+  const major = Number(m[1]);
+  const minor = Number(m[2]);
+  const rest = m[4] ?? '';
+  const vendor = /^-\d/.test(rest);
+  const patch = m[3] === undefined || vendor ? undefined : Number(m[3]);
+  return { major, minor, patch };
+}
+
+/**
+ * A change that landed upstream in `since` and was backported to the listed stable lines
+ * (`[major, minor, first patch]`). Lines listed without a patch got it at an unknown point.
+ */
+export interface Change {
+  since: [number, number];
+  stable: Array<[number, number, number | undefined]>;
+  commit: string;
+  effect: string;
+}
+
+export const CHANGES = {
+  /** kprobe_profile's miss column for a return event adds rp->nmissed (before: kp.nmissed only). */
+  profileSumsPoolMisses: {
+    since: [5, 17],
+    // Stable Jan 2022: 5.10.94, 5.15.17, 5.16.3 (review-mail dates); 5.4.y at an unpinned point.
+    stable: [[5, 4, undefined], [5, 10, 94], [5, 15, 17], [5, 16, 3]],
+    commit: 'dfea08a2116f "tracing/kprobes: nmissed not showed correctly for kretprobe"',
+    effect: 'kprobe_profile miss column of a return event = kp.nmissed + rp.nmissed',
+  },
+  /** Default maxactive is max(10, 2 x possible CPUs) whatever the preemption model. */
+  defaultPoolUnconditional: {
+    since: [6, 2],
+    stable: [[6, 1, 3], [6, 0, 17]],
+    commit: '3b7ddab8a19a "kprobes: kretprobe events missing on 2-core KVM guest"',
+    effect: 'default maxactive max(10, 2 x num_possible_cpus()) on every kernel',
+  },
+  /** A kprobe BPF perf link and a kprobe_multi link report `missed`. */
+  bpfLinkMissed: {
+    since: [6, 7],
+    stable: [],
+    commit: '3acf8ace6823 "bpf: Add missed value to kprobe perf link info", e2b2cd592adb (kprobe_multi)',
+    effect: 'bpf_link_info ... missed (bpftool link show: missed N)',
+  },
+  /** fprobe exits run on the function-graph shadow stack: no instance pool at all. */
+  fprobeWithoutPool: {
+    since: [6, 14],
+    stable: [],
+    commit: '4346ba160409, a2224559cbba "tracing/fprobe: Remove nr_maxactive from fprobe"',
+    effect: 'fprobe exit handlers have no rethook pool; fN: is rejected',
+  },
+} as const satisfies Record<string, Change>;
+
+export type ChangeName = keyof typeof CHANGES;
+
+const atLeast = (r: Release, major: number, minor: number) => r.major > major || (r.major === major && r.minor >= minor);
+
+/** Whether the kernel `release` has `change`: true, false, or undefined when it cannot be placed. */
+export function hasChange(release: string, change: ChangeName): boolean | undefined {
+  const r = parseRelease(release);
+  if (!r) return undefined;
+  const c: Change = CHANGES[change];
+  if (atLeast(r, c.since[0], c.since[1])) return true;
+  // Below the upstream release: only a stable line that got the backport can have it, and a
+  // vendor build may carry it whatever its line.
+  const line = c.stable.find(([ma, mi]) => ma === r.major && mi === r.minor);
+  if (r.patch === undefined) return undefined;
+  if (!line) return false;
+  return line[2] === undefined ? undefined : r.patch >= line[2];
+}
+
+/**
+ * The default pool a nonpositive maxactive gets (kernel-history.md §2): on kernels with
+ * 3b7ddab8a19a, max(10, 2 x possible CPUs); before it, that only with CONFIG_PREEMPTION and
+ * num_possible_cpus() without it.
+ */
+export function defaultPool(release: string | undefined, preemption: boolean | undefined, possibleCpus: number | undefined): number | undefined {
+  if (possibleCpus === undefined) return undefined;
+  const modern = Math.max(10, 2 * possibleCpus);
+  if (preemption === true) return modern;
+  if (release === undefined) return undefined;
+  const unconditional = hasChange(release, 'defaultPoolUnconditional');
+  if (unconditional === true) return modern;
+  if (unconditional === false && preemption === false) return possibleCpus;
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import type { VerdictId } from '../case/schema.js';
+import type { VerdictPolicy } from '../rules/verdicts.js';
+
+/** What the chooser needs of a finding and of an undecided check. */
+export interface Fired {
+  verdict: VerdictId | null;
+}
+export interface Open {
+  verdict: VerdictId | null;
+  weight: number;
+  needs: string[];
+}
+
+export interface Choice {
+  verdict: VerdictId;
+  /** Verdicts still possible, in precedence order (most severe first); one when definite. */
+  possible: VerdictId[];
+  /** The unknown case fields that decide between them, most decisive first. */
+  decides: string[];
+}
+
+/**
+ * Verdict precedence as data (rules/verdicts.yaml). Walk the order: the first verdict established
+ * wins only when no verdict above it is still possible; otherwise every verdict still possible up
+ * to it is listed and the case is the fallback, insufficient-evidence. A definite verdict is thus
+ * one that no completion of the unknown facts could displace from above.
+ */
+export function choose(policy: VerdictPolicy, findings: readonly Fired[], undecided: readonly Open[]): Choice {
+  const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
+  const openOf = (v: VerdictId) => undecided.filter((u) => u.verdict === v);
+  const blocked = fired(policy.fallback.id);
+  const possible: VerdictId[] = [];
+  let established: VerdictId | undefined;
+  for (const { id } of policy.order) {
+    const heldBack = blocked && policy.holds_back.includes(id);
+    if (fired(id) && !heldBack) {
+      possible.push(id);
+      established = id;
+      break;
+    }
+    if (openOf(id).length || (heldBack && fired(id))) possible.push(id);
+  }
+  if (blocked && established === undefined) for (const v of policy.holds_back) if (!possible.includes(v) && policy.order.some((e) => e.id === v)) possible.push(v);
+  const rank = (v: VerdictId) => policy.order.findIndex((e) => e.id === v);
+  possible.sort((a, b) => rank(a) - rank(b));
+  if (established !== undefined && possible.length === 1) {
+    return { verdict: established, possible, decides: [] };
+  }
+  // Most decisive first: the facts of the checks whose verdict ranks highest, heaviest first.
+  const open = undecided
+    .filter((u) => u.verdict !== null && possible.includes(u.verdict))
+    .sort((a, b) => rank(a.verdict!) - rank(b.verdict!) || b.weight - a.weight);
+  const decides: string[] = [];
+  for (const u of open) for (const n of u.needs) if (!decides.includes(n)) decides.push(n);
+  return { verdict: policy.fallback.id, possible, decides };
+}
