@@ -173,13 +173,13 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.returns_outside_capture', type: 'number', basis: 'kernel-notes.md (profile counters keep counting while the ring buffer is off)',
-    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for a module, whose own handler writes each record',
-    inputs: ['counters.delta.hits', 'ledger.returns', 'probe.interface'],
+    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for a module, whose own handler writes each record, and when no accepted call was open at the stop',
+    inputs: ['counters.delta.hits', 'ledger.returns', 'probe.interface', 'accounting.open_at_stop'],
     derive: (i) => {
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
       if (h !== undefined && r !== undefined) return Math.max(0, h - r);
-      return str(i, 'probe.interface') === 'module' ? 0 : undefined;
+      return str(i, 'probe.interface') === 'module' || num(i, 'accounting.open_at_stop') === 0 ? 0 : undefined;
     },
   },
 ];
