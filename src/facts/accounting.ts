@@ -27,7 +27,8 @@ export const ACCOUNTING: readonly Derivation[] = [
     name: 'accounting.filtered', type: 'number', basis: 'Read missed and filtered cases separately',
     description: 'calls the entry handler rejected on purpose (0 when it cannot filter)',
     inputs: ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter'],
-    derive: (i) => num(i, 'ledger.filtered') ?? (bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false ? 0 : undefined),
+    // A handler that cannot reject (or no handler) filtered nothing, whatever a summary says.
+    derive: (i) => (bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false ? 0 : num(i, 'ledger.filtered')),
   },
   {
     name: 'accounting.accepted', type: 'number', basis: 'DESIGN.md accounting identity',
@@ -35,11 +36,11 @@ export const ACCOUNTING: readonly Derivation[] = [
     inputs: ['ledger.entries', 'ledger.entry_events', 'counters.delta.missed_total', 'accounting.filtered'],
     derive: (i) => {
       const entries = num(i, 'ledger.entries');
-      if (entries !== undefined) return entries;
       const ev = num(i, 'ledger.entry_events');
       const m = num(i, 'counters.delta.missed_total');
       const f = num(i, 'accounting.filtered');
-      return ev === undefined || m === undefined || f === undefined ? undefined : Math.max(0, ev - m - f);
+      const fromEvents = ev === undefined || m === undefined || f === undefined ? undefined : Math.max(0, ev - m - f);
+      return entries ?? fromEvents;
     },
   },
   {
@@ -176,10 +177,11 @@ export const ACCOUNTING: readonly Derivation[] = [
     description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for a module, whose own handler writes each record, and when no accepted call was open at the stop',
     inputs: ['counters.delta.hits', 'ledger.returns', 'probe.interface', 'accounting.open_at_stop'],
     derive: (i) => {
+      // Returns after the stop are accepted calls open at the stop; a module has no hit column.
+      if (str(i, 'probe.interface') === 'module' || num(i, 'accounting.open_at_stop') === 0) return 0;
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
-      if (h !== undefined && r !== undefined) return Math.max(0, h - r);
-      return str(i, 'probe.interface') === 'module' || num(i, 'accounting.open_at_stop') === 0 ? 0 : undefined;
+      return h === undefined || r === undefined ? undefined : Math.max(0, h - r);
     },
   },
 ];

@@ -27,11 +27,12 @@ export const CAPACITY: readonly Derivation[] = [
     description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096)',
     inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested'],
     derive: (i) => {
-      // A registration that succeeded was not refused; only tracefs refuses a number outright.
+      // Only tracefs refuses a number outright, whatever the case says the registration gave.
       const iface = str(i, 'probe.interface');
-      if (str(i, 'probe.registration.result') === 'ok' || (iface !== undefined && iface !== 'tracefs')) return false;
+      if (iface !== undefined && iface !== 'tracefs') return false;
       const requested = num(i, 'probe.maxactive.requested');
-      if (iface === undefined || requested === undefined) return undefined;
+      if (requested === undefined) return str(i, 'probe.registration.result') === 'ok' ? false : undefined;
+      if (iface === undefined) return undefined;
       return poolFor('tracefs', requested, undefined, undefined).kind === 'rejected';
     },
   },

@@ -8,9 +8,9 @@ import { bool, num, or, str, type Derivation } from './derive.js';
 export const TRUST: readonly Derivation[] = [
   {
     name: 'probe.was_armed', type: 'boolean', basis: 'Establish the probe’s actual scope',
-    description: 'the probe was live during the test: as stated, or proven by entry/return records or return hits within the test',
+    description: 'the probe was live during the test: proven by entry/return records or return hits within the test, else as stated',
     inputs: ['probe.armed', 'ledger.entries', 'ledger.returns', 'counters.delta.hits'],
-    derive: (i) => bool(i, 'probe.armed') ?? (['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : undefined),
+    derive: (i) => (['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : bool(i, 'probe.armed')),
   },
   {
     name: 'probe.registered', type: 'boolean', basis: 'Establish the probe’s actual scope',

@@ -207,8 +207,14 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
     if (!rule) {
       return { kind: claim.kind, ...(claim.text ? { text: claim.text } : {}), judgement: 'unsupported' as const, rule: 'claims/(none)', because: `No rule judges "${claim.kind}" claims, so nothing in the evidence supports it.` };
     }
-    const hit = rule.spec.judge.find((_, i) => outcomes.get(`${rule.spec.id}#${i}`)?.truth === 'true');
-    const chosen = hit ?? rule.spec.otherwise;
+    // Judgements are tried in order; one counts only when every judgement before it is false, so
+    // an undecided earlier judgement (say, overreach) is never skipped in favour of a later one.
+    let chosen: { judgement: Judgement; because: string } = rule.spec.otherwise;
+    for (const [i, j] of rule.spec.judge.entries()) {
+      const truth = outcomes.get(`${rule.spec.id}#${i}`)?.truth;
+      if (truth === 'true') chosen = j;
+      if (truth !== 'false') break;
+    }
     return {
       kind: claim.kind,
       ...(claim.text ? { text: claim.text } : {}),
