@@ -7,19 +7,13 @@ import { formatCaseJson } from '../report/json.js';
 import { formatMarkdown } from '../report/markdown.js';
 import { formatCaseText, formatSummaryText } from '../report/text.js';
 import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
-import { defaultQuestionsDir, loadQuestions, renderQuestionText, type QuestionSet } from '../triage/questions.js';
-import type { LoadedCase } from '../case/parse.js';
+import { defaultQuestionsDir, loadQuestions } from '../triage/questions.js';
+import { collectHints, type Hint } from '../report/hints.js';
 import path from 'node:path';
 
-/** Where each missing fact of this case can be collected (the triage questions' commands). */
-function collectCommands(questions: QuestionSet | undefined, loaded: LoadedCase, missing: string[]): Record<string, string> | undefined {
-  if (!questions) return undefined;
-  const out: Record<string, string> = {};
-  for (const fact of missing) {
-    const q = questions.byFact.get(fact);
-    if (q) out[fact] = renderQuestionText(q.collect, loaded.data);
-  }
-  return out;
+/** Where each missing fact of this case can be collected, for its interface (report/hints.ts). */
+function collectCommands(hints: readonly Hint[]): Record<string, string> {
+  return Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')]));
 }
 
 interface AuditOptions {
@@ -57,20 +51,21 @@ Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a ver
     .action(async (paths: string[], opts: AuditOptions) => {
       const { io } = ctx;
       const rules = await loadRules(opts.rules);
-      // The questions only lend their collect commands to the text report; a custom rules
-      // directory without questions simply prints the missing facts' names.
-      const questions = opts.format === 'text'
-        ? await loadQuestions(opts.rules ? path.join(opts.rules, 'questions') : defaultQuestionsDir()).catch(() => undefined)
-        : undefined;
+      // The questions lend their collect commands to every format; a custom rules directory
+      // without questions simply prints the missing facts' names.
+      const questions = await loadQuestions(opts.rules ? path.join(opts.rules, 'questions') : defaultQuestionsDir()).catch(() => undefined);
+      const hintsOf = new Map<CaseVerdict, Hint[]>();
       const files = await expandCasePaths(paths);
       const verdicts: CaseVerdict[] = [];
       for await (const loaded of loadCases(files)) {
         const v = await evaluateCase(loaded, rules);
         verdicts.push(v);
-        if (opts.format === 'json') io.stdout(formatCaseJson(v));
-        else if (opts.format === 'text') io.stdout(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: collectCommands(questions, loaded, v.missing) })}\n`);
+        const hints = collectHints(questions, loaded.data, v.missing);
+        if (opts.format === 'json') io.stdout(formatCaseJson(v, hints));
+        else if (opts.format === 'text') io.stdout(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, ...(questions ? { collect: collectCommands(hints) } : {}) })}\n`);
+        else hintsOf.set(v, hints);
       }
-      if (opts.format === 'markdown') io.stdout(formatMarkdown(verdicts));
+      if (opts.format === 'markdown') io.stdout(formatMarkdown(verdicts, hintsOf));
       if (opts.format === 'text' && verdicts.length > 1) io.stdout(formatSummaryText(verdicts, { color: io.color }));
       if (opts.expect) {
         const without = verdicts.filter((v) => !v.expected);

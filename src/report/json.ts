@@ -1,7 +1,8 @@
 import type { CaseVerdict } from '../verdict/verdict.js';
+import type { Hint } from './hints.js';
 
 /** The verdict JSON of case-format.md (one object per case), plus fields it allows us to add. */
-export function toVerdictJson(v: CaseVerdict): Record<string, unknown> {
+export function toVerdictJson(v: CaseVerdict, hints: readonly Hint[] = []): Record<string, unknown> {
   return {
     id: v.id,
     ...(v.file ? { file: v.file } : {}),
@@ -21,11 +22,12 @@ export function toVerdictJson(v: CaseVerdict): Record<string, unknown> {
     possible: v.possible,
     decides: v.decides,
     ...(v.not_applied.length ? { not_applied: v.not_applied } : {}),
+    ...(hints.length ? { collect: hints.map((h) => ({ fact: h.fact, lines: h.lines })) } : {}),
     next: v.next,
     ...(v.expected ? { expected: v.expected } : {}),
   };
 }
 
-export function formatCaseJson(v: CaseVerdict): string {
-  return `${JSON.stringify(toVerdictJson(v))}\n`;
+export function formatCaseJson(v: CaseVerdict, hints: readonly Hint[] = []): string {
+  return `${JSON.stringify(toVerdictJson(v, hints))}\n`;
 }

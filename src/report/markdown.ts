@@ -1,10 +1,11 @@
 import type { CaseVerdict } from '../verdict/verdict.js';
+import type { Hint } from './hints.js';
 import { formatAccounting, formatValue } from './text.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown audit report: a summary table, then one section per case. Pure. */
-export function formatMarkdown(verdicts: CaseVerdict[]): string {
+export function formatMarkdown(verdicts: CaseVerdict[], hints: ReadonlyMap<CaseVerdict, readonly Hint[]> = new Map()): string {
   const out: string[] = ['# kretprobe-triage audit', '', '| case | verdict | claims | missing |', '|---|---|---|---|'];
   for (const v of verdicts) {
     const claims = v.claims.map((c) => `${c.kind}: ${c.judgement}`).join(', ') || '—';
@@ -25,6 +26,12 @@ export function formatMarkdown(verdicts: CaseVerdict[]): string {
     out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
     for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${c.because}`);
     if (v.missing.length) out.push('', `**Missing:** ${v.missing.join(', ')}`);
+    if (v.possible.length > 1) out.push('', `**Still possible:** ${v.possible.map((p) => `\`${p}\``).join(', ')}`);
+    const how = hints.get(v) ?? [];
+    if (how.length) {
+      out.push('', '**Collect:**', '');
+      for (const h of how) out.push(`- \`${h.fact}\``, '', '  ```sh', ...h.lines.map((l) => `  ${l}`), '  ```');
+    }
     out.push('', `**Next:** ${v.next}`);
   }
   return `${out.join('\n')}\n`;

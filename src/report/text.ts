@@ -109,8 +109,10 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
     out.push(`  missing   ${k.dim('(unknown facts that would change the verdict, most decisive first)')}`);
     const shown = opts.collect ? v.missing.slice(0, 8) : [];
     for (const fact of shown) {
-      const how = opts.collect?.[fact];
-      out.push(`    ${fact}${how ? k.dim(`  <- ${how.split('\n')[0]}`) : ''}`);
+      // Every line of the hint, whole: a multi-line recipe cut to its first line misleads.
+      const [first, ...more] = (opts.collect?.[fact] ?? '').split('\n');
+      out.push(`    ${fact}${first ? k.dim(`  <- ${first}`) : ''}`);
+      for (const line of more) out.push(k.dim(`        ${line}`));
     }
     const rest = v.missing.slice(shown.length);
     if (rest.length) out.push(wrap(`${shown.length ? 'also: ' : ''}${rest.join(', ')}`, 100, '    '));

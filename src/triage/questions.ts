@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readSmallFile } from '../case/load.js';
 import { InputError } from '../errors.js';
+import { INTERFACES } from '../case/schema.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import { defaultRulesDir } from '../rules/load.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS, type SeedFolder } from '../rules/seed.js';
@@ -33,6 +34,10 @@ const questionSchema = z
     ask: z.string().min(1).describe('the question, one sentence'),
     why: z.string().min(1).describe('why the answer matters'),
     collect: z.string().min(1).describe('the exact command(s) that collect the answer on the target'),
+    collect_by: z
+      .partialRecord(z.enum(INTERFACES), z.string().min(1))
+      .optional()
+      .describe('the command(s) for one probe interface, where they differ from collect; "none: <why>" when the interface has no way'),
     answer: answerSchema,
     source: z.string().min(1).optional().describe('overrides the file\'s seed section (a kernel-facts.md / kernel-notes.md reference)'),
     always: z.boolean().optional().describe('asked whenever the case lacks it, even when no rule waits for it'),
@@ -53,6 +58,8 @@ export interface Question {
   ask: string;
   why: string;
   collect: string;
+  /** Per interface, where the commands differ (see collectFor). */
+  collectBy: Partial<Record<(typeof INTERFACES)[number], string>>;
   answer: { type: AnswerType; values?: string[]; other?: boolean };
   /** Seed section heading (or kernel fact) the question rests on. */
   source: string;
@@ -114,7 +121,7 @@ export function parseQuestionFile(text: string, relPath: string, file = relPath,
     }
     if (q.answer.type === 'cpulist' && q.fact !== 'kernel.possible_cpus') throw new InputError(where('fact'), 'kernel.possible_cpus for a cpulist answer', q.fact);
     for (const key of ['ask', 'why', 'collect'] as const) {
-      for (const m of q[key].matchAll(PLACEHOLDER)) {
+      for (const m of [q[key], ...(key === 'collect' ? Object.values(q.collect_by ?? {}) : [])].flatMap((t) => [...t.matchAll(PLACEHOLDER)])) {
         const named = FACT_CATALOGUE.get(m[1]!);
         if (!named || named.derived) throw new InputError(where(key), 'placeholders naming case fields, e.g. {probe.target}', `{${m[1]}}`);
       }
@@ -130,6 +137,7 @@ export function parseQuestionFile(text: string, relPath: string, file = relPath,
       ask: oneLine(q.ask),
       why: oneLine(q.why),
       collect: q.collect.trim(),
+      collectBy: Object.fromEntries(Object.entries(q.collect_by ?? {}).map(([k, v]) => [k, v.trim()])),
       answer: { type: q.answer.type, ...(q.answer.values ? { values: q.answer.values } : {}), ...(q.answer.other ? { other: true } : {}) },
       source,
       always: q.always ?? false,
