@@ -73,8 +73,24 @@ describe('audit output', () => {
 
 describe('audit text: what to collect', () => {
   it('prints each missing fact with the command that collects it, filled in for the target', () => {
+    // A module case is sent to the module's own counters.
+    const t = cli(['audit', c('soundness/c01-higher-verdict-open.yaml')]);
+    expect(t.stdout).toMatch(/^ {4}counters\.end\.nmissed {2}<- # the module's own rp\.nmissed/m);
+    // Every line of a multi-line recipe, not just the first.
+    const r = cli(['audit', c('soundness/c09-vendor-kernel.yaml')]);
+    expect(r.stdout).toMatch(/^ {4}ledger\.entries {2}<- kretprobe-triage ledger/m);
+    expect(r.stdout).toMatch(/^ {8}dmesg \| grep -c/m);
+  });
+
+  it('gives a bpftrace case the commands its probes have, never kprobe_profile or tracefs event ids', () => {
     const r = cli(['audit', c('table/writeup-no-counters.yaml')]);
-    expect(r.stdout).toMatch(/^ {4}probe\.armed {2}<- grep -w 'nvme_submit_cmd' \/sys\/kernel\/debug\/kprobes\/list$/m);
-    expect(r.stdout).toMatch(/^ {4}counters\.end\.nmissed {2}<- cat \/sys\/kernel\/tracing\/kprobe_profile/m);
+    expect(r.stdout).toMatch(/^ {4}probe\.armed {2}<- bpftool link show/m);
+    expect(r.stdout).toMatch(/^ {4}counters\.end\.nmissed {2}<- none possible: /m);
+    const hints = r.stdout.slice(r.stdout.indexOf('  missing'), r.stdout.indexOf('  next'));
+    expect(hints).not.toMatch(/kprobe_profile|events\/kprobes/);
+    for (const format of ['json', 'markdown']) {
+      const out = cli(['audit', c('table/writeup-no-counters.yaml'), '--format', format]).stdout;
+      expect([format, out.includes('none possible: bpftrace kretprobes have no miss counter before 6.7 (a perf link on 6.7+: bpftool link show, missed)')]).toEqual([format, true]);
+    }
   });
 });

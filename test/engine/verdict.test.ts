@@ -8,8 +8,8 @@ beforeAll(async () => {
 });
 const judge = (yaml: string) => evaluateCase(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml'), rules);
 
-const CLEAN = `kernel: { possible_cpus: 2 }
-probe: { interface: module, target: f, registration: { result: ok, epoch: e }, maxactive: { requested: 8 }, entry_handler: { present: true, can_filter: false } }
+const CLEAN = `kernel: { release: 6.12.95, possible_cpus: 2 }
+probe: { interface: module, target: f, registration: { result: ok, epoch: e }, maxactive: { requested: 8 }, entry_handler: { present: true, can_filter: false }, handler: { may_sleep: false, blocking_locks: false, does_io: false } }
 coverage: { blacklisted: false, unusual_return: false }
 counters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 0, kprobe_nmissed: 0 } }
 `;
@@ -28,11 +28,11 @@ describe('primary verdict and what is missing', () => {
   });
 
   it.each([
-    ['all eligible returned, counters level', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 4 }', 'fully-observed', []],
-    ['a miss counted', 'ledger: { eligible: 4, identity: instance-data, entries: 3, returns: 3 }\ncounters: { start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 1, kprobe_nmissed: 0 } }', 'capacity-missed', ['counters/nmissed-rose']],
-    ['open calls, workload drained, pairing by instance', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: true }', 'evidence-of-stall', ['interpret/stall-evidence']],
-    ['open calls, capture stopped before the drain', 'ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: false }', 'still-in-flight', ['interpret/in-flight-at-capture-stop']],
-    ['calls the probe never saw', 'ledger: { eligible: 6, identity: instance-data, entries: 4, returns: 4 }', 'observer-gap', ['interpret/no-probe-evidence']],
+    ['all eligible returned, counters level', 'ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 4 }', 'fully-observed', []],
+    ['a miss counted', 'ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 3, returns: 3 }\ncounters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 1, kprobe_nmissed: 0 } }', 'capacity-missed', ['counters/nmissed-rose']],
+    ['open calls, workload drained, pairing by instance', 'ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 3, workload_quiesced: true }', 'evidence-of-stall', ['interpret/stall-evidence']],
+    ['open calls, capture stopped before the drain', 'ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 3, workload_quiesced: false }', 'still-in-flight', ['interpret/in-flight-at-capture-stop']],
+    ['calls the probe never saw', 'ledger: { eligible: 6, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 4 }', 'observer-gap', ['interpret/no-probe-evidence']],
   ])('%s', async (_, ledger, verdict, fired) => {
     // A counters block in the row replaces the clean one.
     const base = ledger.includes('counters:') ? CLEAN.replace(/^counters:.*\n/m, '') : CLEAN;
@@ -42,20 +42,28 @@ describe('primary verdict and what is missing', () => {
   });
 
   it('open calls with an unknown drain state: insufficient-evidence naming the drain', async () => {
-    const v = await judge(`${CLEAN}ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3 }`);
+    const v = await judge(`${CLEAN}ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 3 }`);
     expect(v.verdict).toBe('insufficient-evidence');
     expect(v.missing).toContain('ledger.workload_quiesced');
   });
 
   it('a stall is not concluded while the unusual-return question is open', async () => {
-    const v = await judge(`${CLEAN.replace('unusual_return: false', 'unusual_return: unknown')}ledger: { eligible: 4, identity: instance-data, entries: 4, returns: 3, workload_quiesced: true }`);
+    const v = await judge(`${CLEAN.replace('unusual_return: false', 'unusual_return: unknown')}ledger: { eligible: 4, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 3, workload_quiesced: true }`);
     expect(v.verdict).toBe('insufficient-evidence');
     expect(v.missing).toContain('coverage.unusual_return');
   });
 
   it('fills the accounting identity and says whether it balances', async () => {
-    const v = await judge(`${CLEAN}ledger: { eligible: 5, identity: instance-data, entries: 4, returns: 3, workload_quiesced: false }`);
+    const v = await judge(`${CLEAN}ledger: { eligible: 5, identity: instance-data, completed_without_return: 0, lost_events: 0, foreign_records: 0, entries: 4, returns: 3, workload_quiesced: false }`);
     expect(v.accounting).toEqual({ eligible: 5, returned: 3, filtered: 0, in_flight_at_stop: 1, capacity_missed: 0, not_covered: 1, unexplained: 0, balanced: true });
+  });
+
+  it('a lower verdict is not chosen while a higher one is still possible', async () => {
+    const v = await judge(`${CLEAN.replace(/^counters:.*\n/m, '')}ledger: { eligible: 5, identity: instance-data, completed_without_return: 0, entries: 3, returns: 2, workload_quiesced: false }`);
+    expect(v.findings.map((f) => f.rule)).toContain('interpret/in-flight-at-capture-stop');
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.possible).toEqual(['capacity-missed', 'observer-gap', 'still-in-flight']);
+    expect(v.decides).toContain('counters.end.nmissed');
   });
 
   it('a finding carries the fact values that made it fire and the provenance of their fields', async () => {

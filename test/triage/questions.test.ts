@@ -48,7 +48,7 @@ describe('shipped questions', () => {
   it('say how to collect every answer, and cite a seed section or kernel fact', () => {
     for (const q of questions.list) {
       expect([q.id, q.collect.length > 0, q.why.length > 0]).toEqual([q.id, true, true]);
-      expect([q.id, Object.values(SEED_SECTIONS).includes(q.source as never) || /^kernel-(facts|notes)\.md/.test(q.source)]).toEqual([q.id, true]);
+      expect([q.id, Object.values(SEED_SECTIONS).includes(q.source as never) || /^kernel-(facts|notes|history)\.md/.test(q.source)]).toEqual([q.id, true]);
     }
   });
 

@@ -72,7 +72,11 @@ beforeEach(() => {
 describe('a session answered from a reference case', () => {
   it('reaches the verdict audit gives on the full reference case, for every shipped case', async () => {
     const dir = await tempDir('replay');
-    for (const ref of refs) {
+    // Cross-checks are never asked for (a stated in-flight figure the records make redundant, the
+    // name of the counters' event line), so a case whose verdict rests on one contradicting the
+    // rest cannot be replayed by answers.
+    const crossChecks = ['ledger/in-flight-contradicts-records', 'counters/not-return-probe-counter'];
+    for (const ref of refs.filter((r) => !crossChecks.some((x) => r.data.expected?.rules?.includes(x)))) {
       const asked = person(ref);
       const file = path.join(dir, `${ref.data.id}.yaml`);
       const r = await session(file);
