@@ -12,17 +12,6 @@ const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacit
 /** The instance pool: its size in force, where it came from, what the interface refuses. */
 export const CAPACITY: readonly Derivation[] = [
   {
-    name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4',
-    description: 'the return probe takes instances from a fixed pool (every kretprobe; fprobe exits before 6.14)',
-    inputs: ['probe.interface', 'kernel.fprobe_without_pool'],
-    derive: (i) => {
-      const iface = str(i, 'probe.interface');
-      if (iface === undefined || iface === 'other') return undefined;
-      if (iface === 'fprobe') return bool(i, 'kernel.fprobe_without_pool') === undefined ? undefined : !bool(i, 'kernel.fprobe_without_pool');
-      return true;
-    },
-  },
-  {
     name: 'capacity.request_rejected', type: 'boolean', basis: 'kernel-notes.md (r0:, r9999: rejected)',
     description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096)',
     inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested'],
