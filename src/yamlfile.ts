@@ -2,9 +2,19 @@ import jsYaml from 'js-yaml';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, shown } from './errors.js';
+import { MAX_INPUT_BYTES, utf8Bytes } from './fsutil.js';
 
-/** Larger YAML files are refused before parsing: cases and rules are small, a 50 MB one is a mistake. */
-export const MAX_YAML_BYTES = 1024 * 1024;
+/**
+ * Larger YAML files are refused before parsing: cases and rules are small, a 50 MB one is a
+ * mistake. In bytes of UTF-8, on the read side (readInputFile) and the write side (a case built
+ * or updated goes through parseYaml/parseYamlFast before it is written) alike.
+ */
+export const MAX_YAML_BYTES = MAX_INPUT_BYTES;
+
+function checkSize(text: string, file: string, what: string): void {
+  const bytes = utf8Bytes(text, MAX_YAML_BYTES);
+  if (bytes > MAX_YAML_BYTES) throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${bytes} bytes`);
+}
 
 export interface YamlFile {
   file: string;
@@ -26,9 +36,7 @@ export function positionOf(lines: LineCounter, offset: number): { line: number; 
  * (the "billion laughs" bomb), files over MAX_YAML_BYTES.
  */
 export function parseYaml(text: string, file: string, what: string): YamlFile {
-  if (text.length > MAX_YAML_BYTES) {
-    throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
-  }
+  checkSize(text, file, what);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const problem = doc.errors[0];
@@ -60,7 +68,7 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
  * (a test checks this on every shipped file).
  */
 export function parseYamlFast(text: string, what: string, file: string): unknown {
-  if (text.length > MAX_YAML_BYTES) throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
+  checkSize(text, file, what);
   if (/(^|[\s[{,:-])[&*!][^\s]/.test(text)) return undefined;
   try {
     return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false });

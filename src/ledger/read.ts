@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
@@ -76,12 +77,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   let opsFirstProblem: ReportedProblem | undefined;
   if (opts.opsFile !== undefined) {
     opsFile = opts.opsFile;
-    try {
-      opsReader = new SyncFileLines(opsFile);
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
-    }
+    opsReader = new SyncFileLines(openInputSync(opsFile, 'ops.jsonl file'));
   }
   // The builder copies what it keeps of an operation before it pulls the next one.
   const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
