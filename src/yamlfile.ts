@@ -1,5 +1,5 @@
 import jsYaml from 'js-yaml';
-import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isCollection, isMap, isNode, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, shown } from './errors.js';
 import { MAX_INPUT_BYTES, utf8Bytes } from './fsutil.js';
@@ -45,10 +45,31 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
     const message = problem.message.split('\n')[0]!.replace(/\s+at line \d+, column \d+.*$/, '');
     throw new InputError({ file, ...at }, `valid YAML`, message);
   }
+  // A key that is a list or a map has no meaning in a case, rule or answers file (and would be
+  // stringified with a Node warning): refused where it stands.
+  let collectionKey: Node | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (isCollection(pair.key)) {
+        collectionKey = pair.key;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (collectionKey) {
+    throw new InputError({ file, ...positionOf(lines, rangeStart(collectionKey)) }, 'a plain key (a name)', `a ${isMap(collectionKey) ? 'mapping' : 'list'} used as a key`);
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 50 });
   } catch (err) {
+    const unresolved = err instanceof ReferenceError && /unresolved alias/i.test(err.message) ? /alias[^:]*: (.*)$/i.exec(err.message.split('\n')[0]!)?.[1] : undefined;
+    if (unresolved !== undefined) {
+      const m = new RegExp(`\\*${unresolved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).exec(text);
+      const at = m ? positionOf(lines, m.index) : { line: 1, col: 1 };
+      throw new InputError({ file, ...at }, `an alias to an anchor defined before it (&${unresolved})`, `*${unresolved} with no such anchor`, { cause: err });
+    }
     if (err instanceof ReferenceError) {
       const first = /[&*][\w-]+/.exec(text);
       const at = first ? positionOf(lines, first.index) : { line: 1, col: 1 };
@@ -109,11 +130,34 @@ export function rangeStart(node: Node | undefined): number {
 export function validateYaml<S extends z.ZodType>(schema: S, yaml: YamlFile): z.infer<S> {
   const result = schema.safeParse(yaml.value);
   if (result.success) return result.data;
-  const issue = pickIssue(result.error.issues, yaml);
+  const issue = pickIssue(result.error.issues.flatMap((i) => resolveUnion(i, [])), yaml);
   throw issueToError(schema, yaml, issue);
 }
 
 type Issue = z.core.$ZodIssue;
+
+/**
+ * A failed union (a rule condition: all / any / not / a leaf) as the issues of the branch the
+ * input was meant to be: the one whose shape fits (no unknown keys and no missing field at its
+ * root), then the one that got deepest. So `operator: equalz` is reported at the operator with
+ * the operators it may be, not as "expected one of four shapes" at the enclosing `all:`.
+ * Paths come back absolute. A union no branch fits stays one issue.
+ */
+function resolveUnion(issue: Issue, prefix: PropertyKey[]): Issue[] {
+  const at = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ ...issue, path: at } as Issue];
+  let best: { issues: Issue[]; depth: number } | undefined;
+  for (const branch of issue.errors) {
+    const issues = branch.flatMap((i) => resolveUnion(i, at));
+    const misfit = issues.some((i) =>
+      (i.path.length === at.length && (i.code === 'unrecognized_keys' || i.code === 'invalid_type')) ||
+      (i.path.length === at.length + 1 && i.code === 'invalid_type' && /received undefined/.test(i.message)));
+    if (misfit) continue;
+    const depth = Math.max(...issues.map((i) => i.path.length));
+    if (!best || depth > best.depth || (depth === best.depth && issues.length < best.issues.length)) best = { issues, depth };
+  }
+  return best ? best.issues : [{ ...issue, path: at } as Issue];
+}
 
 function pickIssue(issues: Issue[], yaml: YamlFile): Issue {
   // Report the problem that comes first in the file, as a reader scans it.
@@ -148,7 +192,8 @@ function issueToError(schema: z.ZodType, yaml: YamlFile, issue: Issue): InputErr
   const label = dotted ? `${dotted}: ` : '';
   if (!found) return new InputError(where(node), `${label}${expected}`, 'nothing (the field is missing)');
   const got = node && node.range ? yaml.text.slice(node.range[0], node.range[1]).trim() : shown(undefined);
-  const refinement = issue.code === 'custom' ? ` (${issue.message})` : '';
+  // A refinement or a pattern says in its own words what it wants ("a kebab-case id").
+  const refinement = issue.code === 'custom' || issue.code === 'invalid_format' ? ` (${issue.message})` : '';
   return new InputError(where(node), `${label}${expected}${refinement}`, got.length > 60 ? `${got.slice(0, 59)}…` : got || 'an empty value');
 }
 
@@ -162,6 +207,7 @@ function unwrap(s: z.ZodType): z.ZodType {
   for (;;) {
     const def = defOf(cur);
     if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly') cur = def.innerType as z.ZodType;
+    else if (def.type === 'lazy') cur = (def.getter as () => z.ZodType)();
     else return cur;
   }
 }
@@ -206,9 +252,15 @@ export function describeExpected(s: z.ZodType): string {
   const def = defOf(inner);
   switch (def.type) {
     case 'union': {
-      const parts = (def.options as z.ZodType[]).map(describeExpected);
+      const options = (def.options as z.ZodType[]).map(unwrap);
+      if (options.length > 1 && options.every((o) => defOf(o).type === 'object')) {
+        return `a mapping of one of these forms: ${options.map((o) => `{${objectKeys(o).join(', ')}}`).join(', ')}`;
+      }
+      const parts = options.map(describeExpected);
       return [...new Set(parts)].join(' or ');
     }
+    case 'lazy':
+      return describeExpected((def.getter as () => z.ZodType)());
     case 'literal':
       return (def.values as unknown[]).map((v) => String(v)).join(' | ');
     case 'enum':

@@ -39,6 +39,12 @@ function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase 
   };
 }
 
+/** Source text of a value as it stands in the file, on one line and short. */
+function shownSource(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > 60 ? `${one.slice(0, 59)}…` : one;
+}
+
 function parseCaseSlow(text: string, file: string): LoadedCase {
   const yaml = parseYaml(text, file, 'case file');
   const value = yaml.value;
@@ -54,7 +60,7 @@ function parseCaseSlow(text: string, file: string): LoadedCase {
     throw new InputError(
       { file, ...positionOf(yaml.lines, rangeStart(node)) },
       `format: ${CASE_FORMAT}`,
-      found ? `format: ${String(format)}` : 'no format field',
+      found ? `format: ${node?.range ? shownSource(yaml.text.slice(node.range[0], node.range[1])) : String(format)}` : 'no format field',
     );
   }
   return { file, data: validateYaml(caseSchema, yaml), text, yaml };
