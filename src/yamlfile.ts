@@ -81,18 +81,74 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
 }
 
 /**
- * The happy path for files read in bulk: js-yaml with the YAML 1.2 core schema parses a
- * well-formed case about ten times faster than building a positioned document. It returns
- * undefined for anything it is not sure about — a parse error, several documents, or anchors and
- * aliases (left to parseYaml's alias budget) — and the caller then takes the positioned path,
- * which reports errors with line and column. Both paths give the same value for the same text
- * (a test checks this on every shipped file).
+ * js-yaml told to resolve plain scalars exactly as the `yaml` library's YAML 1.2 core schema
+ * does (the same patterns, the same conversions): js-yaml's own core schema also reads `0b11`,
+ * `1_000` and other forms the positioned parser keeps as strings.
+ */
+const scalar = (tag: string, forms: Array<[RegExp, (s: string) => unknown]>) =>
+  // One type per tag: js-yaml keeps only the last type registered for a tag.
+  new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
+    kind: 'scalar',
+    resolve: (s: string | null) => forms.some(([re]) => re.test(s ?? '')),
+    construct: (s: string | null) => forms.find(([re]) => re.test(s ?? ''))![1](s ?? ''),
+  });
+const SAME_AS_YAML_CORE = jsYaml.FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalar('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+    scalar('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
+    scalar('int', [
+      [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
+      [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
+      [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
+    ]),
+    scalar('float', [
+      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
+    ]),
+  ],
+});
+
+/**
+ * Text the fast path leaves to the positioned parser, because there the two parsers differ (or
+ * the positioned one refuses): anchors, aliases and tags (the alias budget), directives (`%YAML
+ * 1.1` changes the schema), explicit `?` keys and flow collections as keys (refused there; a
+ * collection right after `{` or `,` may be one),
+ * flow collections that go on past the end of their line (js-yaml is lenient with their
+ * indentation), quoted strings that go on past the end of their line (the same), keys that are
+ * null (js-yaml names them "null", the yaml library ""), a comment glued to a closing quote or
+ * bracket, carriage returns not followed by a newline, control characters, and the byte order mark.
+ */
+const FAST_PATH_DECLINES = /(^|[\s[{,:-])[&*!][^\s]|^%|(?:^|[\s\-[{,])\?(?:\s|$)|[{,][ \t]*[{[]|[}\]][ \t]*:(?:[ \t]|$)|^[^"\n]*(?:"[^"\n]*"[^"\n]*)*"[^"\n]*$|(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$|(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)|["'\]}]#|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m;
+
+/** Some line opens more flow brackets (`{`, `[`) than it closes (quotes not considered: declining costs only time). */
+function flowGoesOnPastItsLine(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    else if (c === 10) {
+      if (depth > 0) return true;
+      depth = 0;
+    }
+  }
+  return depth > 0;
+}
+
+/**
+ * The happy path for files read in bulk: js-yaml parses a well-formed case about ten times
+ * faster than building a positioned document. It returns undefined for anything it is not sure
+ * about — a parse error, several documents, or the text FAST_PATH_DECLINES — and the caller then
+ * takes the positioned path, which reports errors with line and column. Whatever it returns,
+ * the positioned path returns too for the same text (test/hardening/fastpath.test.ts compares
+ * them on mutated inputs).
  */
 export function parseYamlFast(text: string, what: string, file: string): unknown {
   checkSize(text, file, what);
-  if (/(^|[\s[{,:-])[&*!][^\s]/.test(text)) return undefined;
+  if (FAST_PATH_DECLINES.test(text) || flowGoesOnPastItsLine(text)) return undefined;
   try {
-    return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false });
+    return jsYaml.load(text, { schema: SAME_AS_YAML_CORE, json: false });
   } catch {
     return undefined;
   }

@@ -20,12 +20,17 @@ export interface LoadedCase {
  * again with positions, so every error still names its line and column.
  */
 export function parseCase(text: string, file: string): LoadedCase {
+  return parseCaseFast(text, file) ?? parseCasePositioned(text, file);
+}
+
+/** The fast path alone: a valid case, or undefined for the positioned path to decide (and explain). */
+export function parseCaseFast(text: string, file: string): LoadedCase | undefined {
   const fast = parseYamlFast(text, 'case file', file);
   if (fast !== undefined && fast !== null && typeof fast === 'object' && (fast as Record<string, unknown>).format === CASE_FORMAT) {
     const result = caseSchema.safeParse(fast);
     if (result.success) return lazyYaml({ file, data: result.data, text });
   }
-  return parseCaseSlow(text, file);
+  return undefined;
 }
 
 function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase {
@@ -45,8 +50,9 @@ function shownSource(text: string): string {
   return one.length > 60 ? `${one.slice(0, 59)}…` : one;
 }
 
-function parseCaseSlow(text: string, file: string): LoadedCase {
-  const yaml = parseYaml(text, file, 'case file');
+/** The positioned path alone (what parseCase falls back to): exported so tests can compare the two. */
+export function parseCasePositioned(text: string, file: string, parsed?: YamlFile): LoadedCase {
+  const yaml = parsed ?? parseYaml(text, file, 'case file');
   const value = yaml.value;
   if (value === null || value === undefined) {
     throw new InputError({ file, line: 1, col: 1 }, `a case file (a mapping starting with "format: ${CASE_FORMAT}")`, 'an empty document');

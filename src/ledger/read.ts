@@ -4,7 +4,7 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
+import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -97,7 +97,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             opsValid++;
             return opScratch;
           }
-          const r = parseOpLine(l.b.toString('utf8', l.start, l.end), l.no);
+          const r = fullOpBytes(l.b, l.start, l.end, l.no);
           if (r.ok) {
             opsValid++;
             return r.value;
@@ -167,7 +167,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           return;
         }
         if (isBlankLine(b, start, end)) return;
-        const r = parseProbeLine(b.toString('utf8', start, end), no);
+        const r = fullProbeBytes(b, start, end, no);
         if (!r.ok) {
           traceProblem(no, r.expected, r.got);
           return;
