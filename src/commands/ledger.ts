@@ -41,6 +41,9 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   const loaded = o.case === undefined ? undefined : await loadCase(path.resolve(ctx.io.cwd, o.case));
   const fromCase = loaded === undefined ? undefined : caseInputs(loaded.data);
   if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
+  if (o.captureStartNs !== undefined && o.captureStopNs !== undefined && o.captureStartNs > o.captureStopNs) {
+    throw new InputError({}, `--capture-start-ns at or before --capture-stop-ns (${o.captureStopNs})`, String(o.captureStartNs));
+  }
   const t = await openTrace(ctx, o.trace);
   const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
   let report: LedgerReport;
