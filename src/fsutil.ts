@@ -26,6 +26,11 @@ export function utf8Bytes(text: string, limit: number): number {
 
 const OPEN_INPUT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
+/** "a case file", "an answers file", "an ops.jsonl file". */
+function a(what: string): string {
+  return `${/^[aeio]/i.test(what) ? 'an' : 'a'} ${what}`;
+}
+
 /** What a non-regular file is, in words for an error message. */
 export function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a directory';
@@ -66,11 +71,11 @@ export async function openInput(file: string, what: string): Promise<{ handle: F
     handle = await fs.open(file, OPEN_INPUT);
   } catch (err) {
     const got = openProblem(err);
-    throw new InputError({ file }, got === 'no such file' || got === 'permission denied' ? `an existing, readable ${what}` : `a ${what} (a regular file)`, got, { cause: err });
+    throw new InputError({ file }, got === 'no such file' || got === 'permission denied' ? `an existing, readable ${what}` : `${a(what)} (a regular file)`, got, { cause: err });
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new InputError({ file }, `a ${what} (a regular file)`, kindOf(stat));
+    if (!stat.isFile()) throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
     return { handle, size: stat.size };
   } catch (err) {
     await handle.close();
@@ -85,12 +90,12 @@ export function openInputSync(file: string, what: string): number {
     fd = openSync(file, OPEN_INPUT);
   } catch (err) {
     const got = openProblem(err);
-    throw new InputError({ file }, got === 'no such file' || got === 'permission denied' ? `an existing, readable ${what}` : `a ${what} (a regular file)`, got, { cause: err });
+    throw new InputError({ file }, got === 'no such file' || got === 'permission denied' ? `an existing, readable ${what}` : `${a(what)} (a regular file)`, got, { cause: err });
   }
   const stat = fstatSync(fd);
   if (!stat.isFile()) {
     closeSync(fd);
-    throw new InputError({ file }, `a ${what} (a regular file)`, kindOf(stat));
+    throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
   }
   return fd;
 }
@@ -103,7 +108,7 @@ export function openInputSync(file: string, what: string): number {
 export async function readInputFile(file: string, what: string, maxBytes = MAX_INPUT_BYTES, options: { lossy?: boolean } = {}): Promise<string> {
   const { handle, size } = await openInput(file, what);
   try {
-    if (size > maxBytes) throw new InputError({ file }, `a ${what} of at most ${sizeWords(maxBytes)}`, `${size} bytes`);
+    if (size > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `${size} bytes`);
     // Read at most one byte past the limit, whatever stat said: the file may be growing.
     const buf = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size, 64 * 1024)) + 1);
     let n = 0;
@@ -119,12 +124,12 @@ export async function readInputFile(file: string, what: string, maxBytes = MAX_I
       if (bytesRead === 0) break;
       n += bytesRead;
     }
-    if (n > maxBytes) throw new InputError({ file }, `a ${what} of at most ${sizeWords(maxBytes)}`, `more than ${maxBytes} bytes`);
+    if (n > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `more than ${maxBytes} bytes`);
     // A kernel artifact may carry any bytes (a task's comm): decoded with replacement characters.
     return options.lossy ? chunk.toString('utf8', 0, n) : decodeText(chunk.subarray(0, n), file, what);
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw new InputError({ file }, `a readable ${what}`, openProblem(err), { cause: err });
+    throw new InputError({ file }, `${a(`readable ${what}`)}`, openProblem(err), { cause: err });
   } finally {
     await handle.close();
   }
@@ -138,10 +143,10 @@ function sizeWords(bytes: number): string {
 /** Bytes as UTF-8 text; a NUL byte or a byte sequence that is not UTF-8 is an InputError at its line:col. */
 export function decodeText(buf: Buffer, file: string, what: string): string {
   const nul = buf.indexOf(0);
-  if (nul >= 0) throw new InputError({ file, ...lineColOfByte(buf, nul) }, `a ${what} in text`, 'binary data (a NUL byte)');
+  if (nul >= 0) throw new InputError({ file, ...lineColOfByte(buf, nul) }, `${a(what)} in text`, 'binary data (a NUL byte)');
   if (!isUtf8(buf)) {
     const bad = firstInvalidUtf8(buf);
-    throw new InputError({ file, ...lineColOfByte(buf, bad) }, `a ${what} in UTF-8`, `the byte 0x${buf[bad]!.toString(16).padStart(2, '0')}, which is not UTF-8`);
+    throw new InputError({ file, ...lineColOfByte(buf, bad) }, `${a(what)} in UTF-8`, `the byte 0x${buf[bad]!.toString(16).padStart(2, '0')}, which is not UTF-8`);
   }
   return buf.toString('utf8');
 }
