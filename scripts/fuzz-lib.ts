@@ -13,6 +13,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { InputError } from '../src/errors.js';
+import { mulberry32 } from './gen-trace.js';
 import { parseCaseFast, parseCasePositioned } from '../src/case/parse.js';
 import { parseYaml, parseYamlFast, type YamlFile } from '../src/yamlfile.js';
 import { parseRuleFile } from '../src/rules/parse.js';
@@ -25,17 +26,8 @@ import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, type OpRecord, 
 
 export const HANG_MS = 2000;
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of scripts/gen-trace.ts. */
+export const rng = mulberry32;
 
 /** Tokens where parsers tend to differ or break: number forms, YAML indicators, line ends, bytes. */
 const TOKENS = [
@@ -116,7 +108,7 @@ function walk(dir: string, ext: RegExp): string[] {
  * Parse through the fast and the positioned path: whatever the fast path accepts, the
  * positioned one accepts too and reads the same. Returns the positioned parse for reuse.
  */
-function yamlAgreement(text: string): { problem?: string; yaml?: YamlFile } {
+function yamlAgreement(text: string, keep = true): { problem?: string; yaml?: YamlFile } {
   let fast: unknown;
   try {
     fast = parseYamlFast(text, 'case file', 'f');
@@ -124,6 +116,8 @@ function yamlAgreement(text: string): { problem?: string; yaml?: YamlFile } {
     if (err instanceof InputError) return {};
     throw err;
   }
+  // Nothing to compare and nothing to keep: the caller's own parser takes the positioned path.
+  if (fast === undefined && !keep) return {};
   let yaml: YamlFile;
   try {
     yaml = parseYaml(text, 'f', 'case file');
@@ -200,7 +194,7 @@ export function families(root: string, questions: QuestionSet, options: { maxSee
       name: 'rules',
       seeds: rules,
       run: (text) => {
-        const { problem } = yamlAgreement(text);
+        const { problem } = yamlAgreement(text, false);
         userError(() => parseRuleFile(text, 'counters/x.yaml', 'rules/counters/x.yaml'));
         return problem;
       },

@@ -126,6 +126,7 @@ const ROWS: Row[] = [
   { name: '-o into a missing directory', args: ['case', 'from-bundle', BUNDLE, '-o', 'no/such/dir/c.yaml'], code: 2, stderr: /c\.yaml: expected an existing directory to write the case file in; got no such directory/ },
   { name: '-o onto a directory', setup: (d) => fs.mkdir(path.join(d, 'out')), args: ['case', 'from-bundle', BUNDLE, '-o', 'out'], code: 2, stderr: /out: expected a regular file to write the case file to; got a directory/ },
   { name: "from-bundle --id 'Not Kebab'", args: ['case', 'from-bundle', BUNDLE, '--id', 'Not Kebab'], code: 2, stderr: /expected --id: a kebab-case id .*; got "Not Kebab"/ },
+  { name: "from-bundle --event '../..'", args: ['case', 'from-bundle', BUNDLE, '--event', '../..'], code: 2, stderr: /expected --event: GRP\/EVENT without path components; got "\.\.\/\.\."/ },
   { name: 'stdout on a full disk', setup: (d) => put(d, 'c.yaml', GOOD), args: ['audit', 'c.yaml'], stdoutTo: '/dev/full', code: 2, stderr: /stdout: expected room to write the output; got no space left on the device/ },
   // --- one clear line, the right one --------------------------------------------------------
   { name: 'a YAML key that is a collection (case)', setup: (d) => put(d, 'c.yaml', `${GOOD}? [a, b]\n: 1\n`), args: ['audit', 'c.yaml'], code: 2, stderr: /c\.yaml:4:3: expected a plain key \(a name\); got a list used as a key/, notStderr: /Warning/ },
