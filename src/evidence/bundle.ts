@@ -108,6 +108,14 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   for (const phase of phases) {
     const files = input[phase] as SnapshotFiles;
     const f: SnapshotFacts = { phase, manifest: parseManifest(files.manifest) };
+    // Every source the collector could not read is listed with why (collect.sh note_missing).
+    if (files.missing !== undefined) {
+      for (const { no, text: line } of numberedLines(files.missing)) {
+        if (line.trim() === '') continue;
+        const [name, where, why] = line.split('\t');
+        if (!name || !where || !why?.trim()) problems.push({ file: `${phase}/missing`, line: no, expected: 'a missing entry NAME<TAB>PATH<TAB>why it could not be read', got: JSON.stringify(line.length > 60 ? `${line.slice(0, 59)}…` : line) });
+      }
+    }
     if (files.kprobe_events !== undefined) {
       const r = parseKprobeEvents(files.kprobe_events);
       report(`${phase}/kprobe_events`, r.problems);
