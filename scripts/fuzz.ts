@@ -4,7 +4,7 @@
  * seed (so a failure reproduces), and per family: inputs, crashes, hangs, disagreements.
  * Exit 1 when anything was found.
  *
- *   node dist/scripts/fuzz.js [--count 100000] [--seed N] [--budget-s 300] [--family cases] [--max-seed-lines 60]
+ *   node dist/scripts/fuzz.js [--count 100000] [--seed N] [--budget-s 900] [--family cases] [--max-seed-lines 60]
  * (npm test's run is --count 10000 --seed 20261201 --max-seed-lines 60)
  */
 import path from 'node:path';
@@ -20,7 +20,7 @@ const arg = (name: string, fallback: string): string => {
 };
 const count = Number(arg('count', '100000'));
 const seed = Number(arg('seed', String(Date.now() % 2 ** 31)));
-const budgetS = Number(arg('budget-s', '300'));
+const budgetS = Number(arg('budget-s', '900'));
 const only = arg('family', '');
 const maxSeedLines = arg('max-seed-lines', '');
 
