@@ -116,24 +116,31 @@ const SAME_AS_YAML_CORE = jsYaml.FAILSAFE_SCHEMA.extend({
  * collection right after `{` or `,` may be one),
  * flow collections that go on past the end of their line (js-yaml is lenient with their
  * indentation), quoted strings that go on past the end of their line (the same), keys that are
- * null (js-yaml names them "null", the yaml library ""), a comment glued to a closing quote or
- * bracket, carriage returns not followed by a newline, control characters, and the byte order mark.
+ * null (js-yaml names them "null", the yaml library ""), a comment glued to a quote, a bracket or
+ * a comma, carriage returns not followed by a newline, control characters, and the byte order mark.
  */
-const FAST_PATH_DECLINES = /(^|[\s[{,:-])[&*!][^\s]|^%|(?:^|[\s\-[{,])\?(?:\s|$)|[{,][ \t]*[{[]|[}\]][ \t]*:(?:[ \t]|$)|^[^"\n]*(?:"[^"\n]*"[^"\n]*)*"[^"\n]*$|(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$|(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)|["'\]}]#|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m;
+const FAST_PATH_DECLINES = /(^|[\s[{,:-])[&*!][^\s]|^%|(?:^|[\s\-[{,])\?(?:\s|$)|[{,][ \t]*[{[]|[}\]][ \t]*:(?:[ \t]|$)|(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$|(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)|["'\]}[{,]#|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m;
 
-/** Some line opens more flow brackets (`{`, `[`) than it closes (quotes not considered: declining costs only time). */
-function flowGoesOnPastItsLine(text: string): boolean {
+/**
+ * Some line ends inside a double-quoted string (escapes followed) or with more flow brackets
+ * (`{`, `[`) open than closed. Rough on purpose: a false alarm costs only time.
+ */
+function goesOnPastItsLine(text: string): boolean {
   let depth = 0;
+  let quoted = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) depth--;
-    else if (c === 10) {
-      if (depth > 0) return true;
+    if (c === 10) {
+      if (quoted || depth > 0) return true;
       depth = 0;
-    }
+    } else if (quoted) {
+      if (c === 92) i++;
+      else if (c === 34) quoted = false;
+    } else if (c === 34) quoted = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
   }
-  return depth > 0;
+  return quoted || depth > 0;
 }
 
 /**
@@ -146,7 +153,7 @@ function flowGoesOnPastItsLine(text: string): boolean {
  */
 export function parseYamlFast(text: string, what: string, file: string): unknown {
   checkSize(text, file, what);
-  if (FAST_PATH_DECLINES.test(text) || flowGoesOnPastItsLine(text)) return undefined;
+  if (FAST_PATH_DECLINES.test(text) || goesOnPastItsLine(text)) return undefined;
   try {
     return jsYaml.load(text, { schema: SAME_AS_YAML_CORE, json: false });
   } catch {
