@@ -54,8 +54,9 @@ is_number() {
 }
 
 is_name() {
+  # A name, never a path component: . and .. would lead the copies out of the snapshot.
   case $1 in
-    '' | *[!A-Za-z0-9_.-]*) return 1 ;;
+    '' | . | .. | *[!A-Za-z0-9_.-]*) return 1 ;;
     *) return 0 ;;
   esac
 }
@@ -127,7 +128,13 @@ mkdir -p "$OUT" || die "cannot create $OUT"
 TMP="$OUT/.$PHASE.tmp.$$"
 rm -rf "$TMP"
 mkdir -p "$TMP" || die "cannot create $TMP"
-trap 'rm -rf "$TMP"' EXIT HUP INT TERM
+# A signal ends the run: remove the half-written snapshot and exit non-zero (a trap that only
+# cleaned up would let the script go on, recreate part of it and publish it). Ctrl-C reaches the
+# whole process group, so a read blocked on a FIFO or a hung file dies with it.
+trap 'rm -rf "$TMP"' EXIT
+trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 129' HUP
+trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 130' INT
+trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 143' TERM
 
 MISSING="$TMP/missing"
 : > "$MISSING"

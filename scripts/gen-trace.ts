@@ -90,7 +90,8 @@ export interface GenSink {
   jsonl(line: string): void;
 }
 
-function mulberry32(seed: number): () => number {
+/** A small seeded generator: the same sequence for the same seed everywhere (also the fuzzer's). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

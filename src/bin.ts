@@ -3,16 +3,30 @@ import { main } from './cli.js';
 
 // The only module that touches `process`: everything else returns values or throws.
 
-// A reader that goes away (`| head`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
+// A reader that goes away (`| head`) is not an error worth a stack trace; a full disk or any
+// other failure to write the output is one line and exit 2 (the output is incomplete).
+function outputFailed(name: string, err: NodeJS.ErrnoException): never {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.code ?? err.message;
+  try {
+    if (name !== 'stderr') process.stderr.write(`kretprobe-triage: ${name}: expected room to write the output; got ${why} (the output is incomplete)\n`);
+  } catch {
+    // stderr is gone too: the exit code is all that is left.
+  }
+  process.exit(2);
 }
+process.stdout.on('error', (err: NodeJS.ErrnoException) => outputFailed('stdout', err));
+process.stderr.on('error', (err: NodeJS.ErrnoException) => outputFailed('stderr', err));
+const write = (name: 'stdout' | 'stderr') => (text: string): void => {
+  try {
+    process[name].write(text);
+  } catch (err) {
+    outputFailed(name, err as NodeJS.ErrnoException);
+  }
+};
 const code = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: write('stdout'),
+  stderr: write('stderr'),
   stdin: process.stdin,
   interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
   stderrIsTTY: Boolean(process.stderr.isTTY),

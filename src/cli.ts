@@ -19,24 +19,24 @@ export interface CommandContext {
 export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
   const ctx: CommandContext = { io, exit: (c) => { code = c; } };
+  // Commander's own errors (unknown option, missing argument) as one line, like every other error.
+  const output = {
+    writeOut: (s: string) => io.stdout(s),
+    writeErr: (s: string) => io.stderr(s),
+    outputError: (s: string, write: (s: string) => void) => write(`kretprobe-triage: ${s.replace(/\s+/g, ' ').trim()} (run with --help for usage)\n`),
+  };
   const program = new Command('kretprobe-triage')
     .description('Tell a stuck function from an observer that dropped the call, for kretprobe investigations.')
     .option('--no-color', 'plain text output (also NO_COLOR=1)')
     .addHelpText('after', `\n${EXIT_HELP}\n`)
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout(s),
-      writeErr: (s) => io.stderr(s),
-    });
+    .configureOutput(output);
   program.hook('preAction', (thisCommand) => {
     if (thisCommand.opts().color === false) io.color = false;
   });
   for (const make of commands) {
-    const sub = make(ctx).exitOverride().configureOutput({
-      writeOut: (s) => io.stdout(s),
-      writeErr: (s) => io.stderr(s),
-    });
+    const sub = make(ctx).exitOverride().configureOutput(output);
+    for (const nested of sub.commands) nested.exitOverride().configureOutput(output);
     program.addCommand(sub);
   }
   try {

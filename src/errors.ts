@@ -44,13 +44,15 @@ export function formatInputError(
 /** Quote a value found in the input for an error message, shortened so the message stays one line. */
 export function shown(value: unknown, max = 60): string {
   let text: string;
-  if (typeof value === 'string') text = JSON.stringify(value);
+  if (typeof value === 'string') text = JSON.stringify(value.length > max * 2 ? value.slice(0, max * 2) : value);
   else if (value === undefined) text = 'nothing';
+  else if (typeof value !== 'object' || value === null) text = String(value);
   else {
+    // Never throws, never recurses past the engine's stack: input can nest 5,000 deep.
     try {
-      text = JSON.stringify(value) ?? String(value);
+      text = JSON.stringify(value) ?? (Array.isArray(value) ? 'a list' : 'a mapping');
     } catch {
-      text = String(value);
+      text = Array.isArray(value) ? 'a list nested too deep to show' : 'a mapping nested too deep to show';
     }
   }
   text = text.replace(/[\r\n]+/g, ' ');

@@ -1,10 +1,20 @@
 import jsYaml from 'js-yaml';
-import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isCollection, isMap, isNode, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, shown } from './errors.js';
+import { MAX_INPUT_BYTES, utf8Bytes } from './fsutil.js';
 
-/** Larger YAML files are refused before parsing: cases and rules are small, a 50 MB one is a mistake. */
-export const MAX_YAML_BYTES = 1024 * 1024;
+/**
+ * Larger YAML files are refused before parsing: cases and rules are small, a 50 MB one is a
+ * mistake. In bytes of UTF-8, on the read side (readInputFile) and the write side (a case built
+ * or updated goes through parseYaml/parseYamlFast before it is written) alike.
+ */
+export const MAX_YAML_BYTES = MAX_INPUT_BYTES;
+
+function checkSize(text: string, file: string, what: string): void {
+  const bytes = utf8Bytes(text, MAX_YAML_BYTES);
+  if (bytes > MAX_YAML_BYTES) throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${bytes} bytes`);
+}
 
 export interface YamlFile {
   file: string;
@@ -26,9 +36,7 @@ export function positionOf(lines: LineCounter, offset: number): { line: number; 
  * (the "billion laughs" bomb), files over MAX_YAML_BYTES.
  */
 export function parseYaml(text: string, file: string, what: string): YamlFile {
-  if (text.length > MAX_YAML_BYTES) {
-    throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
-  }
+  checkSize(text, file, what);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const problem = doc.errors[0];
@@ -37,10 +45,31 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
     const message = problem.message.split('\n')[0]!.replace(/\s+at line \d+, column \d+.*$/, '');
     throw new InputError({ file, ...at }, `valid YAML`, message);
   }
+  // A key that is a list or a map has no meaning in a case, rule or answers file (and would be
+  // stringified with a Node warning): refused where it stands.
+  let collectionKey: Node | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (isCollection(pair.key)) {
+        collectionKey = pair.key;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (collectionKey) {
+    throw new InputError({ file, ...positionOf(lines, rangeStart(collectionKey)) }, 'a plain key (a name)', `a ${isMap(collectionKey) ? 'mapping' : 'list'} used as a key`);
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 50 });
   } catch (err) {
+    const unresolved = err instanceof ReferenceError && /unresolved alias/i.test(err.message) ? /alias[^:]*: (.*)$/i.exec(err.message.split('\n')[0]!)?.[1] : undefined;
+    if (unresolved !== undefined) {
+      const m = new RegExp(`\\*${unresolved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).exec(text);
+      const at = m ? positionOf(lines, m.index) : { line: 1, col: 1 };
+      throw new InputError({ file, ...at }, `an alias to an anchor defined before it (&${unresolved})`, `*${unresolved} with no such anchor`, { cause: err });
+    }
     if (err instanceof ReferenceError) {
       const first = /[&*][\w-]+/.exec(text);
       const at = first ? positionOf(lines, first.index) : { line: 1, col: 1 };
@@ -52,18 +81,81 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
 }
 
 /**
- * The happy path for files read in bulk: js-yaml with the YAML 1.2 core schema parses a
- * well-formed case about ten times faster than building a positioned document. It returns
- * undefined for anything it is not sure about — a parse error, several documents, or anchors and
- * aliases (left to parseYaml's alias budget) — and the caller then takes the positioned path,
- * which reports errors with line and column. Both paths give the same value for the same text
- * (a test checks this on every shipped file).
+ * js-yaml told to resolve plain scalars exactly as the `yaml` library's YAML 1.2 core schema
+ * does (the same patterns, the same conversions): js-yaml's own core schema also reads `0b11`,
+ * `1_000` and other forms the positioned parser keeps as strings.
+ */
+const scalar = (tag: string, forms: Array<[RegExp, (s: string) => unknown]>) =>
+  // One type per tag: js-yaml keeps only the last type registered for a tag.
+  new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
+    kind: 'scalar',
+    resolve: (s: string | null) => forms.some(([re]) => re.test(s ?? '')),
+    construct: (s: string | null) => forms.find(([re]) => re.test(s ?? ''))![1](s ?? ''),
+  });
+const SAME_AS_YAML_CORE = jsYaml.FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalar('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+    scalar('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
+    scalar('int', [
+      [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
+      [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
+      [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
+    ]),
+    scalar('float', [
+      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
+    ]),
+  ],
+});
+
+/**
+ * Text the fast path leaves to the positioned parser, because there the two parsers differ (or
+ * the positioned one refuses): anchors, aliases and tags (the alias budget), directives (`%YAML
+ * 1.1` changes the schema), explicit `?` keys and flow collections as keys (refused there; a
+ * collection right after `{` or `,` may be one),
+ * flow collections that go on past the end of their line (js-yaml is lenient with their
+ * indentation), quoted strings that go on past the end of their line (the same), keys that are
+ * null (js-yaml names them "null", the yaml library ""), a comment glued to a quote, a bracket or
+ * a comma, carriage returns not followed by a newline, control characters, and the byte order mark.
+ */
+const FAST_PATH_DECLINES = /(^|[\s[{,:-])[&*!][^\s]|^%|(?:^|[\s\-[{,])\?(?:\s|$)|[{,][ \t]*[{[]|[}\]][ \t]*:(?:[ \t]|$)|(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$|(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)|["'\]}[{,]#|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m;
+
+/**
+ * Some line ends inside a double-quoted string (escapes followed) or with more flow brackets
+ * (`{`, `[`) open than closed. Rough on purpose: a false alarm costs only time.
+ */
+function goesOnPastItsLine(text: string): boolean {
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      if (quoted || depth > 0) return true;
+      depth = 0;
+    } else if (quoted) {
+      if (c === 92) i++;
+      else if (c === 34) quoted = false;
+    } else if (c === 34) quoted = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+  }
+  return quoted || depth > 0;
+}
+
+/**
+ * The happy path for files read in bulk: js-yaml parses a well-formed case about ten times
+ * faster than building a positioned document. It returns undefined for anything it is not sure
+ * about — a parse error, several documents, or the text FAST_PATH_DECLINES — and the caller then
+ * takes the positioned path, which reports errors with line and column. Whatever it returns,
+ * the positioned path returns too for the same text (test/hardening/fastpath.test.ts compares
+ * them on mutated inputs).
  */
 export function parseYamlFast(text: string, what: string, file: string): unknown {
-  if (text.length > MAX_YAML_BYTES) throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${text.length} bytes`);
-  if (/(^|[\s[{,:-])[&*!][^\s]/.test(text)) return undefined;
+  checkSize(text, file, what);
+  if (FAST_PATH_DECLINES.test(text) || goesOnPastItsLine(text)) return undefined;
   try {
-    return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false });
+    return jsYaml.load(text, { schema: SAME_AS_YAML_CORE, json: false });
   } catch {
     return undefined;
   }
@@ -101,11 +193,34 @@ export function rangeStart(node: Node | undefined): number {
 export function validateYaml<S extends z.ZodType>(schema: S, yaml: YamlFile): z.infer<S> {
   const result = schema.safeParse(yaml.value);
   if (result.success) return result.data;
-  const issue = pickIssue(result.error.issues, yaml);
+  const issue = pickIssue(result.error.issues.flatMap((i) => resolveUnion(i, [])), yaml);
   throw issueToError(schema, yaml, issue);
 }
 
 type Issue = z.core.$ZodIssue;
+
+/**
+ * A failed union (a rule condition: all / any / not / a leaf) as the issues of the branch the
+ * input was meant to be: the one whose shape fits (no unknown keys and no missing field at its
+ * root), then the one that got deepest. So `operator: equalz` is reported at the operator with
+ * the operators it may be, not as "expected one of four shapes" at the enclosing `all:`.
+ * Paths come back absolute. A union no branch fits stays one issue.
+ */
+function resolveUnion(issue: Issue, prefix: PropertyKey[]): Issue[] {
+  const at = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ ...issue, path: at } as Issue];
+  let best: { issues: Issue[]; depth: number } | undefined;
+  for (const branch of issue.errors) {
+    const issues = branch.flatMap((i) => resolveUnion(i, at));
+    const misfit = issues.some((i) =>
+      (i.path.length === at.length && (i.code === 'unrecognized_keys' || i.code === 'invalid_type')) ||
+      (i.path.length === at.length + 1 && i.code === 'invalid_type' && /received undefined/.test(i.message)));
+    if (misfit) continue;
+    const depth = Math.max(...issues.map((i) => i.path.length));
+    if (!best || depth > best.depth || (depth === best.depth && issues.length < best.issues.length)) best = { issues, depth };
+  }
+  return best ? best.issues : [{ ...issue, path: at } as Issue];
+}
 
 function pickIssue(issues: Issue[], yaml: YamlFile): Issue {
   // Report the problem that comes first in the file, as a reader scans it.
@@ -140,7 +255,8 @@ function issueToError(schema: z.ZodType, yaml: YamlFile, issue: Issue): InputErr
   const label = dotted ? `${dotted}: ` : '';
   if (!found) return new InputError(where(node), `${label}${expected}`, 'nothing (the field is missing)');
   const got = node && node.range ? yaml.text.slice(node.range[0], node.range[1]).trim() : shown(undefined);
-  const refinement = issue.code === 'custom' ? ` (${issue.message})` : '';
+  // A refinement or a pattern says in its own words what it wants ("a kebab-case id").
+  const refinement = issue.code === 'custom' || issue.code === 'invalid_format' ? ` (${issue.message})` : '';
   return new InputError(where(node), `${label}${expected}${refinement}`, got.length > 60 ? `${got.slice(0, 59)}…` : got || 'an empty value');
 }
 
@@ -154,6 +270,7 @@ function unwrap(s: z.ZodType): z.ZodType {
   for (;;) {
     const def = defOf(cur);
     if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly') cur = def.innerType as z.ZodType;
+    else if (def.type === 'lazy') cur = (def.getter as () => z.ZodType)();
     else return cur;
   }
 }
@@ -198,9 +315,15 @@ export function describeExpected(s: z.ZodType): string {
   const def = defOf(inner);
   switch (def.type) {
     case 'union': {
-      const parts = (def.options as z.ZodType[]).map(describeExpected);
+      const options = (def.options as z.ZodType[]).map(unwrap);
+      if (options.length > 1 && options.every((o) => defOf(o).type === 'object')) {
+        return `a mapping of one of these forms: ${options.map((o) => `{${objectKeys(o).join(', ')}}`).join(', ')}`;
+      }
+      const parts = options.map(describeExpected);
       return [...new Set(parts)].join(' or ');
     }
+    case 'lazy':
+      return describeExpected((def.getter as () => z.ZodType)());
     case 'literal':
       return (def.values as unknown[]).map((v) => String(v)).join(' | ');
     case 'enum':

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { writeFileAtomic } from '../fsutil.js';
+import { readInputFile, writeFileAtomic } from '../fsutil.js';
 import { MAX_YAML_BYTES, parseYaml } from '../yamlfile.js';
 import { parseCase, type LoadedCase } from './parse.js';
 
@@ -10,33 +10,9 @@ export async function loadCase(file: string): Promise<LoadedCase> {
   return parseCase(await readSmallFile(file, 'case file'), file);
 }
 
-/** Read a text file that must be small; a missing path, a directory or a huge file is an InputError. */
+/** Read a text file that must be small (src/fsutil.ts readInputFile: regular files only, the size limit checked while reading). */
 export async function readSmallFile(file: string, what: string): Promise<string> {
-  let handle;
-  try {
-    handle = await fs.open(file, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') throw new InputError({ file }, `a ${what}`, 'a directory');
-    throw new InputError({ file }, `an existing ${what}`, code === 'EACCES' ? 'permission denied' : 'no such file');
-  }
-  try {
-    // One open handle for the size check and the read: the file cannot change in between.
-    const stat = await handle.stat();
-    if (stat.isDirectory()) throw new InputError({ file }, `a ${what}`, 'a directory');
-    if (stat.size > MAX_YAML_BYTES) {
-      throw new InputError({ file }, `a ${what} of at most ${MAX_YAML_BYTES / 1024} KiB`, `${stat.size} bytes`);
-    }
-    const buf = await handle.readFile();
-    if (buf.includes(0)) throw new InputError({ file }, `a ${what} in text`, 'binary data (a NUL byte)');
-    return buf.toString('utf8');
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw new InputError({ file }, `a ${what}`, 'a directory');
-    throw err;
-  } finally {
-    await handle.close();
-  }
+  return readInputFile(file, what, MAX_YAML_BYTES);
 }
 
 /**
@@ -115,7 +91,7 @@ export async function updateCaseFile(
     text = options.initial;
   }
   const next = applyCaseUpdates(text, file, updates);
-  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true });
+  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true, force: true, maxBytes: MAX_YAML_BYTES, what: 'case file' });
   return next;
 }
 

@@ -20,12 +20,17 @@ export interface LoadedCase {
  * again with positions, so every error still names its line and column.
  */
 export function parseCase(text: string, file: string): LoadedCase {
+  return parseCaseFast(text, file) ?? parseCasePositioned(text, file);
+}
+
+/** The fast path alone: a valid case, or undefined for the positioned path to decide (and explain). */
+export function parseCaseFast(text: string, file: string): LoadedCase | undefined {
   const fast = parseYamlFast(text, 'case file', file);
   if (fast !== undefined && fast !== null && typeof fast === 'object' && (fast as Record<string, unknown>).format === CASE_FORMAT) {
     const result = caseSchema.safeParse(fast);
     if (result.success) return lazyYaml({ file, data: result.data, text });
   }
-  return parseCaseSlow(text, file);
+  return undefined;
 }
 
 function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase {
@@ -39,8 +44,15 @@ function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase 
   };
 }
 
-function parseCaseSlow(text: string, file: string): LoadedCase {
-  const yaml = parseYaml(text, file, 'case file');
+/** Source text of a value as it stands in the file, on one line and short. */
+function shownSource(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > 60 ? `${one.slice(0, 59)}…` : one;
+}
+
+/** The positioned path alone (what parseCase falls back to): exported so tests can compare the two. */
+export function parseCasePositioned(text: string, file: string, parsed?: YamlFile): LoadedCase {
+  const yaml = parsed ?? parseYaml(text, file, 'case file');
   const value = yaml.value;
   if (value === null || value === undefined) {
     throw new InputError({ file, line: 1, col: 1 }, `a case file (a mapping starting with "format: ${CASE_FORMAT}")`, 'an empty document');
@@ -54,7 +66,7 @@ function parseCaseSlow(text: string, file: string): LoadedCase {
     throw new InputError(
       { file, ...positionOf(yaml.lines, rangeStart(node)) },
       `format: ${CASE_FORMAT}`,
-      found ? `format: ${String(format)}` : 'no format field',
+      found ? `format: ${node?.range ? shownSource(yaml.text.slice(node.range[0], node.range[1])) : String(format)}` : 'no format field',
     );
   }
   return { file, data: validateYaml(caseSchema, yaml), text, yaml };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countCpuList } from '../kernel/cpus.js';
+import { MAX_CPUS, parseCpuList } from '../kernel/cpus.js';
 
 /**
  * The `kretprobe-case/v1` format, defined once: validation (with positions, see parse.ts), the
@@ -44,8 +44,11 @@ export const IDENTITIES = ['instance-data', 'task-and-depth', 'task-only', 'glob
 
 const cpuCount = z
   .union([
-    z.number().int().min(1),
-    z.string().refine((s) => countCpuList(s) !== undefined, { message: 'a cpulist such as "0-3,8-11"' }),
+    z.number().int().min(1).max(MAX_CPUS),
+    z.string().superRefine((s, ctx) => {
+      const r = parseCpuList(s);
+      if (!r.ok) ctx.addIssue({ code: 'custom', message: r.expected });
+    }),
   ])
   .describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)');
 

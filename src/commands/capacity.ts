@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { InputError } from '../errors.js';
 import { loadCase } from '../case/load.js';
-import { countCpuList } from '../kernel/cpus.js';
+import { parseCpuCount } from '../kernel/cpus.js';
 import type { ProbeInterface } from '../kernel/maxactive.js';
 import { possibleCpusOf } from '../ledger/caseInputs.js';
 import { capacityModel, formatCapacityText, type CallerModel, type CapacityInput } from '../ledger/capacity.js';
@@ -65,8 +65,9 @@ export function capacityCommand(ctx: CommandContext): Command {
       };
       let possibleCpus: number | undefined;
       if (o.possibleCpus !== undefined) {
-        possibleCpus = /^\d+$/.test(o.possibleCpus.trim()) ? Number(o.possibleCpus) : countCpuList(o.possibleCpus);
-        if (possibleCpus === undefined || possibleCpus < 1) throw new InputError({}, '--possible-cpus: a count or a cpulist such as 0-3,8-11', JSON.stringify(o.possibleCpus));
+        const r = parseCpuCount(o.possibleCpus);
+        if (!r.ok) throw new InputError({}, `--possible-cpus: ${r.expected}`, r.got);
+        possibleCpus = r.count;
       } else possibleCpus = possibleCpusOf(c?.kernel?.possible_cpus);
       const caseIface = c?.probe?.interface;
       const iface: ProbeInterface | undefined = o.interface ?? (typeof caseIface === 'string' && caseIface !== 'unknown' ? caseIface : undefined);

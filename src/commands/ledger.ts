@@ -1,8 +1,8 @@
-import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { InputError } from '../errors.js';
+import { openInput } from '../fsutil.js';
 import { loadCase, updateCaseFile } from '../case/load.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
@@ -25,18 +25,15 @@ export interface LedgerCommandOptions {
   format: 'text' | 'json';
 }
 
-/** Open the trace: a file, or stdin for `-`. A missing file is an InputError, not a crash. */
+/** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
 async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream; size: number | undefined }> {
   if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined };
-  const file = path.resolve(ctx.io.cwd, trace);
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch {
-    throw new InputError({ file: trace }, 'a readable trace file (or - for stdin)', 'no such file');
-  }
-  if (stat.isDirectory()) throw new InputError({ file: trace }, 'a trace file', 'a directory');
-  return { name: trace, stream: createReadStream(file, { highWaterMark: 1 << 20 }), size: stat.size };
+  const { handle, size } = await openInput(path.resolve(ctx.io.cwd, trace), 'trace file (or - for stdin)').catch((err: unknown) => {
+    // Name the file as the user typed it.
+    if (err instanceof InputError) throw new InputError({ file: trace }, err.expected, err.got);
+    throw err;
+  });
+  return { name: trace, stream: handle.createReadStream({ highWaterMark: 1 << 20 }), size };
 }
 
 /** Run the ledger for the command and the benchmark alike. */
@@ -44,6 +41,9 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   const loaded = o.case === undefined ? undefined : await loadCase(path.resolve(ctx.io.cwd, o.case));
   const fromCase = loaded === undefined ? undefined : caseInputs(loaded.data);
   if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
+  if (o.captureStartNs !== undefined && o.captureStopNs !== undefined && o.captureStartNs > o.captureStopNs) {
+    throw new InputError({}, `--capture-start-ns at or before --capture-stop-ns (${o.captureStopNs})`, String(o.captureStartNs));
+  }
   const t = await openTrace(ctx, o.trace);
   const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
   let report: LedgerReport;

@@ -13,6 +13,7 @@ import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.
 import { parseTraceLine, bareEventName, type TraceRecord } from './trace.js';
 import { numberedLines } from './lines.js';
 import { getPath, setPath } from '../dotted.js';
+import { kindOf, readInputFile } from '../fsutil.js';
 
 /** The two snapshots a collector run leaves in a bundle (collector/collect.sh). */
 export const PHASES = ['start', 'end'] as const;
@@ -95,7 +96,7 @@ class CaseBuilder {
  * in, nothing is read. A fact the bundle cannot show stays absent (unknown), never zero or false.
  */
 export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}): BundleResult {
-  const problems: BundleProblem[] = [];
+  const problems = new CappedProblems();
   const report = (file: string, list: LineProblem[]): void => {
     for (const p of list) problems.push({ file, ...p });
   };
@@ -107,6 +108,14 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   for (const phase of phases) {
     const files = input[phase] as SnapshotFiles;
     const f: SnapshotFacts = { phase, manifest: parseManifest(files.manifest) };
+    // Every source the collector could not read is listed with why (collect.sh note_missing).
+    if (files.missing !== undefined) {
+      for (const { no, text: line } of numberedLines(files.missing)) {
+        if (line.trim() === '') continue;
+        const [name, where, why] = line.split('\t');
+        if (!name || !where || !why?.trim()) problems.push({ file: `${phase}/missing`, line: no, expected: 'a missing entry NAME<TAB>PATH<TAB>why it could not be read', got: JSON.stringify(line.length > 60 ? `${line.slice(0, 59)}…` : line) });
+      }
+    }
     if (files.kprobe_events !== undefined) {
       const r = parseKprobeEvents(files.kprobe_events);
       report(`${phase}/kprobe_events`, r.problems);
@@ -361,7 +370,30 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   if (out.probe) out.probe = ordered(out.probe as CaseObject, PROBE_ORDER);
   if (out.counters) out.counters = ordered(out.counters as CaseObject, ['source', 'start', 'end']);
   if (Object.keys(b.provenance).length > 0) out.provenance = b.provenance;
-  return { case: out, problems };
+  return { case: out, problems: problems.list() };
+}
+
+/** Warnings kept per bundle file; the rest are counted in one last line for that file. */
+export const MAX_PROBLEMS_PER_FILE = 10;
+
+/** Bundle problems with at most MAX_PROBLEMS_PER_FILE kept per file, the rest only counted (memory stays small). */
+class CappedProblems {
+  private readonly kept: BundleProblem[] = [];
+  private readonly perFile = new Map<string, number>();
+
+  push(p: BundleProblem): void {
+    const n = (this.perFile.get(p.file) ?? 0) + 1;
+    this.perFile.set(p.file, n);
+    if (n <= MAX_PROBLEMS_PER_FILE) this.kept.push(p);
+  }
+
+  list(): BundleProblem[] {
+    const out = [...this.kept];
+    for (const [file, n] of this.perFile) {
+      if (n > MAX_PROBLEMS_PER_FILE) out.push({ file, line: 0, expected: `at most ${MAX_PROBLEMS_PER_FILE} warnings shown per file`, got: `${n - MAX_PROBLEMS_PER_FILE} more in this file` });
+    }
+    return out;
+  }
 }
 
 /** case-format.md order, so a built case reads like a hand-written one. */
@@ -483,16 +515,14 @@ export async function readSnapshot(dir: string): Promise<SnapshotFiles> {
   return files;
 }
 
+/** A snapshot file, or undefined when it is absent; anything else in its place (a directory, a FIFO, a link loop) is refused. */
 async function readIfPresent(file: string): Promise<string | undefined> {
-  let stat;
   try {
-    stat = await fs.stat(file);
-  } catch {
-    return undefined;
+    return await readInputFile(file, 'snapshot file', MAX_FILE_BYTES, { lossy: true });
+  } catch (err) {
+    if (err instanceof InputError && err.got === 'no such file') return undefined;
+    throw err;
   }
-  if (!stat.isFile()) return undefined;
-  if (stat.size > MAX_FILE_BYTES) throw new InputError({ file }, `a snapshot file of at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`, `${stat.size} bytes`);
-  return fs.readFile(file, 'utf8');
 }
 
 /**
@@ -511,7 +541,15 @@ export async function caseFromBundle(dir: string, opts: BundleOptions = {}): Pro
   for (const phase of PHASES) {
     const sub = path.join(dir, phase);
     const s = await fs.stat(sub).catch(() => undefined);
-    if (s?.isDirectory()) input[phase] = await readSnapshot(sub);
+    if (s === undefined) continue;
+    if (!s.isDirectory()) throw new InputError({ file: sub }, `a ${phase}/ snapshot directory (or none)`, kindOf(s));
+    const files = await readSnapshot(sub);
+    // collect.sh writes manifest and missing into a temporary directory and renames it into
+    // place only when the snapshot is complete: without them this is not a whole snapshot.
+    for (const name of ['manifest', 'missing']) {
+      if (files[name] === undefined) throw new InputError({ file: path.join(sub, name) }, `a complete ${phase} snapshot (collect.sh writes ${name} in every snapshot it publishes)`, `no ${name} file`);
+    }
+    input[phase] = files;
   }
   if (!input.start && !input.end) throw new InputError({ file: dir }, 'a start/ or end/ snapshot directory inside the bundle', 'neither');
   const id = opts.id ?? kebab(path.basename(path.resolve(dir)));

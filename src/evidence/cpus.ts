@@ -1,5 +1,5 @@
 import type { LineProblem } from '../errors.js';
-import { countCpuList } from '../kernel/cpus.js';
+import { parseCpuList } from '../kernel/cpus.js';
 import { parseOneLine } from './lines.js';
 
 export interface CpuPossibleResult {
@@ -13,9 +13,12 @@ export interface CpuPossibleResult {
 
 /** Parse `/sys/devices/system/cpu/possible`. */
 export function parseCpuPossible(text: string): CpuPossibleResult {
-  const r = parseOneLine(text, 'a cpulist such as 0-3,8-11', (line) => {
-    const count = countCpuList(line);
-    return count === undefined ? undefined : { list: line.trim(), count };
+  // The one cpulist parser says what was wrong (an id above the bound, a list too long).
+  const firstLine = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  const first = parseCpuList(firstLine);
+  const r = parseOneLine(text, first.ok ? 'a cpulist such as 0-3,8-11' : first.expected, (line) => {
+    const p = parseCpuList(line);
+    return p.ok ? { list: line.trim(), count: p.count } : undefined;
   });
   return { ...(r.value ?? {}), ...(r.line !== undefined ? { line: r.line } : {}), problems: r.problems };
 }

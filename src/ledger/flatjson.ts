@@ -3,7 +3,13 @@
  * boolean values), reused across lines so the hot path allocates only the strings it keeps.
  * Anything else — escapes, fractions, nesting, odd spacing it does not expect — makes it give
  * up, and the caller falls back to JSON.parse with full validation and messages.
+ *
+ * It never accepts what JSON.parse refuses (scripts/fuzz-lib.ts compares the two on mutated
+ * lines): whitespace is only space, tab, CR and LF; numbers have no leading zeros; strings and
+ * keys hold no raw control bytes; a line with bytes >= 0x80 must be valid UTF-8.
  */
+import { isUtf8 } from 'node:buffer';
+
 export const F_STR = 0;
 export const F_NUM = 1;
 export const F_NULL = 2;
@@ -14,6 +20,11 @@ const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 
 const EMPTY = Buffer.alloc(0);
+
+/** JSON whitespace (RFC 8259): space, tab, LF, CR — not other control bytes. */
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
 
 /** Buffer's own latin1 decoder, which toString('latin1') calls: not in the typings, so looked up (absent: toString). */
 const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
@@ -35,6 +46,9 @@ export class FlatJson {
   private i = 0;
   private end = 0;
   private first = true;
+  private lineStart = 0;
+  /** OR of every key and string byte of the line: >= 0x80 means the line must be checked as UTF-8. */
+  private high = 0;
   keyStart = 0;
   keyEnd = 0;
   /** keyHash(name) of the current key: compare it before keyIs to skip keys the caller ignores. */
@@ -50,11 +64,13 @@ export class FlatJson {
   reset(s: Buffer, start: number, end: number): boolean {
     this.s = s;
     let i = start;
-    while (i < end && s[i]! <= 32) i++;
+    while (i < end && isWs(s[i]!)) i++;
     if (i >= end || s[i] !== 123 /* { */) return false;
     this.i = i + 1;
     this.end = end;
     this.first = true;
+    this.lineStart = start;
+    this.high = 0;
     return true;
   }
 
@@ -64,18 +80,19 @@ export class FlatJson {
     const s = this.s;
     const end = this.end;
     let i = this.i;
-    while (i < end && s[i]! <= 32) i++;
+    while (i < end && isWs(s[i]!)) i++;
     let c = i < end ? s[i]! : -1;
     if (c === 125 /* } */) {
       i++;
-      while (i < end && s[i]! <= 32) i++;
+      while (i < end && isWs(s[i]!)) i++;
       this.i = i;
-      return i === end ? 0 : -1;
+      if (i !== end) return -1;
+      return this.high < 128 || isUtf8(s.subarray(this.lineStart, end)) ? 0 : -1;
     }
     if (!this.first) {
       if (c !== 44 /* , */) return -1;
       i++;
-      while (i < end && s[i]! <= 32) i++;
+      while (i < end && isWs(s[i]!)) i++;
       c = i < end ? s[i]! : -1;
     }
     this.first = false;
@@ -87,18 +104,19 @@ export class FlatJson {
       if (k >= end) return -1;
       const d = s[k]!;
       if (d === 34) break;
-      if (d === 92) return -1;
+      if (d === 92 || d < 32) return -1;
       h = (Math.imul(h, 31) + d) | 0;
+      this.high |= d;
       k++;
     }
     this.keyStart = ks;
     this.keyEnd = k;
     this.keyHash = h;
     i = k + 1;
-    while (i < end && s[i]! <= 32) i++;
+    while (i < end && isWs(s[i]!)) i++;
     if ((i < end ? s[i]! : -1) !== 58 /* : */) return -1;
     i++;
-    while (i < end && s[i]! <= 32) i++;
+    while (i < end && isWs(s[i]!)) i++;
     c = i < end ? s[i]! : -1;
     if (c === 34) {
       const vs = i + 1;
@@ -113,6 +131,7 @@ export class FlatJson {
         k++;
       }
       this.ascii = high < 128;
+      this.high |= high;
       this.type = F_STR;
       this.vStart = vs;
       this.vEnd = k;
@@ -135,6 +154,8 @@ export class FlatJson {
         k++;
       }
       if (k === ds || k - ds > 16) return -1;
+      // JSON has no leading zeros: 0 and -0 yes, 007 no.
+      if (s[ds] === 48 && k - ds > 1) return -1;
       const d = k < end ? s[k] : -1;
       if (d === 46 || d === 101 || d === 69) return -1;
       if (!Number.isSafeInteger(v)) return -1;

@@ -257,6 +257,7 @@ export class LedgerBuilder {
   private outside = 0;
   private dupOps = 0;
   private opsUnsorted = 0;
+  private opsNeverDone = 0;
   private eligibleCount = 0;
   private withEntry = 0;
   private readonly cls: Classification = { returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0 };
@@ -293,6 +294,13 @@ export class LedgerBuilder {
       return;
     }
     if (rec.reachesTarget === undefined) this.reachesUnknown++;
+    // Operations never completed stay open to the end, like open calls: bounded alike.
+    if (rec.doneNs === null && ++this.opsNeverDone > MAX_OPEN_CALLS) {
+      const expected = `an ops ledger with at most ${MAX_OPEN_CALLS} operations never completed ("done_ns": null)`;
+      const got = `${this.opsNeverDone} such operations`;
+      if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
+      throw new Error(`line ${rec.line}: expected ${expected}; got ${got}`);
+    }
     const st: OpState = {
       op: rec.op,
       task: rec.task,

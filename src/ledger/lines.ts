@@ -116,8 +116,9 @@ export class SyncFileLines {
   private done = false;
   private readonly splitter: LineSplitter;
 
-  constructor(file: string) {
-    this.fd = openSync(file, 'r');
+  /** `file`: a path, or a descriptor already opened (src/fsutil.ts openInputSync checks it is a regular file). */
+  constructor(file: string | number) {
+    this.fd = typeof file === 'number' ? file : openSync(file, 'r');
     this.splitter = new LineSplitter((b, start, end, no, truncated) => {
       // Reuse the line objects of the previous chunk.
       let slot = this.queue[this.count];

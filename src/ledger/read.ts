@@ -1,9 +1,10 @@
 import { InputError } from '../errors.js';
+import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
+import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -76,12 +77,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   let opsFirstProblem: ReportedProblem | undefined;
   if (opts.opsFile !== undefined) {
     opsFile = opts.opsFile;
-    try {
-      opsReader = new SyncFileLines(opsFile);
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
-    }
+    opsReader = new SyncFileLines(openInputSync(opsFile, 'ops.jsonl file'));
   }
   // The builder copies what it keeps of an operation before it pulls the next one.
   const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
@@ -101,7 +97,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             opsValid++;
             return opScratch;
           }
-          const r = parseOpLine(l.b.toString('utf8', l.start, l.end), l.no);
+          const r = fullOpBytes(l.b, l.start, l.end, l.no);
           if (r.ok) {
             opsValid++;
             return r.value;
@@ -171,7 +167,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           return;
         }
         if (isBlankLine(b, start, end)) return;
-        const r = parseProbeLine(b.toString('utf8', start, end), no);
+        const r = fullProbeBytes(b, start, end, no);
         if (!r.ok) {
           traceProblem(no, r.expected, r.got);
           return;

@@ -1,4 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import { shown } from '../errors.js';
+import { firstInvalidUtf8 } from '../fsutil.js';
 import { F_FALSE, F_NULL, F_NUM, F_STR, F_TRUE, FlatJson, key, keyHash } from './flatjson.js';
 
 /**
@@ -177,11 +179,33 @@ export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: n
   return true;
 }
 
+/** A line's bytes as text for the full parsers: bytes that are not UTF-8 are refused, not replaced. */
+function lineText(b: Buffer, start: number, end: number): string | { ok: false; expected: string; got: string } {
+  const bytes = b.subarray(start, end);
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes);
+    return fail('a line of UTF-8 text', `the byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at column ${bytes.toString('utf8', 0, at).length + 1}, which is not UTF-8`);
+  }
+  return bytes.toString('utf8');
+}
+
+/** The full `ops.jsonl` parser over bytes (what the reader falls back to when the fast path declines). */
+export function fullOpBytes(b: Buffer, start: number, end: number, line: number): Parsed<OpRecord> {
+  const text = lineText(b, start, end);
+  return typeof text === 'string' ? parseOpLine(text, line) : text;
+}
+
+/** The full `probe.jsonl` parser over bytes. */
+export function fullProbeBytes(b: Buffer, start: number, end: number, line: number): Parsed<ProbeRecord | CounterRecord> {
+  const text = lineText(b, start, end);
+  return typeof text === 'string' ? parseProbeLine(text, line) : text;
+}
+
 /** Parse one `ops.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
 export function parseOpBytes(b: Buffer, start: number, end: number, line: number): Parsed<OpRecord> {
   const fast: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line };
   if (fastOpInto(fast, b, start, end, line)) return { ok: true, value: fast };
-  return parseOpLine(b.toString('utf8', start, end), line);
+  return fullOpBytes(b, start, end, line);
 }
 
 /** Parse one `ops.jsonl` line. */
@@ -217,7 +241,7 @@ const PROBE_EXAMPLE = '{"ev": "entry", "inst": "ffff8881c0a1e400:42", "task": 31
 export function parseProbeBytes(b: Buffer, start: number, end: number, line: number): Parsed<ProbeRecord | CounterRecord> {
   const fast: ProbeRecord = { ev: 'entry', tsNs: 0, task: -1, inst: undefined, op: undefined, line };
   if (fastProbeInto(fast, b, start, end, line)) return { ok: true, value: fast };
-  return parseProbeLine(b.toString('utf8', start, end), line);
+  return fullProbeBytes(b, start, end, line);
 }
 
 /** Parse one `probe.jsonl` line into a probe record or a counter snapshot. */
@@ -229,6 +253,7 @@ export function parseProbeLine(text: string, line: number): Parsed<ProbeRecord |
     if (typeof o.name !== 'string' || o.name === '') return fail('"name": the counter name (nmissed, kprobe_nmissed)', `"name": ${shown(o.name)}`);
     if (!isNs(o.value)) return fail('"value": a non-negative integer', `"value": ${shown(o.value)}`);
     if (o.ts_ns !== undefined && !isNs(o.ts_ns)) return fail('"ts_ns": integer nanoseconds', `"ts_ns": ${shown(o.ts_ns)}`);
+    if (o.epoch !== undefined && o.epoch !== null && typeof o.epoch !== 'string' && typeof o.epoch !== 'number') return fail('"epoch": a registration label (string)', `"epoch": ${shown(o.epoch)}`);
     const epoch = o.epoch === undefined || o.epoch === null ? undefined : String(o.epoch);
     return { ok: true, value: { name: o.name, value: o.value, epoch, tsNs: o.ts_ns as number | undefined, line } };
   }

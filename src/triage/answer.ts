@@ -1,5 +1,5 @@
 import { UNKNOWN } from '../case/schema.js';
-import { countCpuList } from '../kernel/cpus.js';
+import { parseCpuCount } from '../kernel/cpus.js';
 import type { Question } from './questions.js';
 
 /**
@@ -77,8 +77,11 @@ export function parseTyped(q: Question, raw: string): Checked {
     case 'text':
       return text ? { ok: true, value: text } : bad;
     case 'cpulist':
-      if (/^\d+$/.test(text)) return Number(text) >= 1 ? { ok: true, value: Number(text) } : bad;
-      return countCpuList(text) !== undefined ? { ok: true, value: text } : bad;
+      {
+        const r = parseCpuCount(text);
+        if (!r.ok) return { ok: false, expected: r.expected };
+        return { ok: true, value: /^\d+$/.test(text) ? r.count : text };
+      }
     case 'list':
       if (/^(none|-|\[\])$/i.test(text)) return { ok: true, value: [] };
       {

@@ -1,0 +1,3 @@
+import { fuzzFamilies } from './fuzz-run.js';
+
+fuzzFamilies(['cases']);
