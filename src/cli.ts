@@ -1,7 +1,8 @@
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
-import { commands } from './commands/index.js';
+import { commands, type CommandEntry } from './commands/index.js';
 
 export const EXIT_HELP = `Exit codes:
   0  nothing flagged
@@ -19,9 +20,16 @@ export interface CommandContext {
 export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
   const ctx: CommandContext = { io, exit: (c) => { code = c; } };
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    const { toolVersion, rulesVersion } = await import('./version.js');
+    const { defaultRulesDir } = await import('./rules/load.js');
+    io.stdout(`kretprobe-triage ${await toolVersion()} (rules ${await rulesVersion(defaultRulesDir())})\n`);
+    return 0;
+  }
   const program = new Command('kretprobe-triage')
     .description('Tell a stuck function from an observer that dropped the call, for kretprobe investigations.')
     .option('--no-color', 'plain text output (also NO_COLOR=1)')
+    .option('-V, --version', 'print the tool version and the rules version (a content hash of rules/)')
     .addHelpText('after', `\n${EXIT_HELP}\n`)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -29,11 +37,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
     });
-  program.hook('preAction', (thisCommand) => {
+  // -o/--output-file: the report goes to a buffer and then, in one atomic write, to the file.
+  let output: { file: string; chunks: string[] } | undefined;
+  program.hook('preAction', (thisCommand, actionCommand) => {
     if (thisCommand.opts().color === false) io.color = false;
+    const file = (actionCommand.opts() as { outputFile?: string }).outputFile;
+    if (file !== undefined) {
+      output = { file: path.resolve(io.cwd, file), chunks: [] };
+      const chunks = output.chunks;
+      io.stdout = (text) => { chunks.push(text); };
+      io.color = false;
+    }
   });
-  for (const make of commands) {
-    const sub = make(ctx).exitOverride().configureOutput({
+  // Only the command that runs is loaded; the others are listed by name and summary.
+  const invoked = argv.find((a) => !a.startsWith('-'));
+  for (const entry of commands) {
+    const sub = entry.name === invoked ? await realCommand(entry, ctx) : new Command(entry.name).summary(entry.summary).description(entry.summary).allowUnknownOption().allowExcessArguments();
+    sub.exitOverride().configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
     });
@@ -41,10 +61,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
+    if (output) {
+      const { writeFileAtomic } = await import('./fsutil.js');
+      await writeFileAtomic(output.file, output.chunks.join(''));
+    }
     return code;
   } catch (err) {
     return reportError(err, io);
   }
+}
+
+async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<Command> {
+  const cmd = (await entry.load())(ctx).summary(entry.summary);
+  if (entry.report) {
+    const leaves = cmd.commands.length ? cmd.commands : [cmd];
+    for (const leaf of leaves) {
+      if (!leaf.options.some((o) => o.short === '-o' || o.long === '--output-file')) {
+        leaf.option('-o, --output-file <file>', 'write the report to this file (atomically: all of it or nothing) instead of stdout');
+      }
+    }
+  }
+  return cmd;
 }
 
 function reportError(err: unknown, io: Io): number {

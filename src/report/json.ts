@@ -1,7 +1,12 @@
 import type { CaseVerdict } from '../verdict/verdict.js';
+import type { Versions } from '../version.js';
 
-/** The verdict JSON of case-format.md (one object per case), plus fields it allows us to add. */
-export function toVerdictJson(v: CaseVerdict): Record<string, unknown> {
+/**
+ * The verdict JSON of case-format.md (one object per case), plus fields it allows us to add:
+ * `accepted` (a waiver's reason) on findings and claims, and the tool and rules versions the
+ * verdict was computed with, when given.
+ */
+export function toVerdictJson(v: CaseVerdict, versions?: Versions): Record<string, unknown> {
   return {
     id: v.id,
     ...(v.file ? { file: v.file } : {}),
@@ -14,15 +19,17 @@ export function toVerdictJson(v: CaseVerdict): Record<string, unknown> {
       facts: f.facts,
       explanation: f.explanation,
       ...(f.provenance ? { provenance: f.provenance } : {}),
+      ...(f.accepted !== undefined ? { accepted: f.accepted } : {}),
     })),
     accounting: v.accounting,
-    claims: v.claims.map((c) => ({ kind: c.kind, judgement: c.judgement, rule: c.rule, because: c.because })),
+    claims: v.claims.map((c) => ({ kind: c.kind, judgement: c.judgement, rule: c.rule, because: c.because, ...(c.accepted !== undefined ? { accepted: c.accepted } : {}) })),
     missing: v.missing,
     next: v.next,
     ...(v.expected ? { expected: v.expected } : {}),
+    ...(versions ?? {}),
   };
 }
 
-export function formatCaseJson(v: CaseVerdict): string {
-  return `${JSON.stringify(toVerdictJson(v))}\n`;
+export function formatCaseJson(v: CaseVerdict, versions?: Versions): string {
+  return `${JSON.stringify(toVerdictJson(v, versions))}\n`;
 }

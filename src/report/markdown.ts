@@ -5,27 +5,38 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown audit report: a summary table, then one section per case. Pure. */
 export function formatMarkdown(verdicts: CaseVerdict[]): string {
-  const out: string[] = ['# kretprobe-triage audit', '', '| case | verdict | claims | missing |', '|---|---|---|---|'];
-  for (const v of verdicts) {
-    const claims = v.claims.map((c) => `${c.kind}: ${c.judgement}`).join(', ') || '—';
-    out.push(`| ${cell(v.id)} | \`${v.verdict}\` | ${cell(claims)} | ${cell(v.missing.join(', ') || '—')} |`);
-  }
-  for (const v of verdicts) {
-    out.push('', `## ${v.id}${v.title ? ` — ${cell(v.title)}` : ''}`, '', `**Verdict:** \`${v.verdict}\``, '');
-    if (v.findings.length) {
-      out.push('| rule | impact | source | facts |', '|---|---|---|---|');
-      for (const f of v.findings) {
-        const facts = Object.entries(f.facts).map(([k, x]) => `${k}=${formatValue(x)}`).join(', ');
-        out.push(`| \`${f.rule}\` | ${f.verdict ?? 'warning'} | ${cell(f.source)} | ${cell(facts)} |`);
-      }
-      out.push('');
-      for (const f of v.findings) out.push(`- **${f.rule}**: ${f.explanation}`);
-      out.push('');
+  return markdownDocument(verdicts.map(markdownRow), verdicts.map(markdownSection));
+}
+
+/** The report from its parts, so a long audit can keep only the rendered rows and sections. */
+export function markdownDocument(rows: readonly string[], sections: readonly string[], footer = ''): string {
+  const out: string[] = ['# kretprobe-triage audit', '', '| case | verdict | claims | missing |', '|---|---|---|---|', ...rows];
+  for (const s of sections) out.push(s);
+  return `${out.join('\n')}\n${footer}`;
+}
+
+/** The summary-table row of one case. */
+export function markdownRow(v: CaseVerdict): string {
+  const claims = v.claims.map((c) => `${c.kind}: ${c.judgement}`).join(', ') || '—';
+  return `| ${cell(v.id)} | \`${v.verdict}\` | ${cell(claims)} | ${cell(v.missing.join(', ') || '—')} |`;
+}
+
+/** The section of one case (starting with the blank line before its heading). */
+export function markdownSection(v: CaseVerdict): string {
+  const out: string[] = ['', `## ${v.id}${v.title ? ` — ${cell(v.title)}` : ''}`, '', `**Verdict:** \`${v.verdict}\``, ''];
+  if (v.findings.length) {
+    out.push('| rule | impact | source | facts |', '|---|---|---|---|');
+    for (const f of v.findings) {
+      const facts = Object.entries(f.facts).map(([k, x]) => `${k}=${formatValue(x)}`).join(', ');
+      out.push(`| \`${f.rule}\` | ${f.verdict ?? 'warning'} | ${cell(f.source)} | ${cell(facts)} |`);
     }
-    out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
-    for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${c.because}`);
-    if (v.missing.length) out.push('', `**Missing:** ${v.missing.join(', ')}`);
-    out.push('', `**Next:** ${v.next}`);
+    out.push('');
+    for (const f of v.findings) out.push(`- **${f.rule}**: ${f.explanation}${f.accepted !== undefined ? ` *Accepted: ${cell(f.accepted)}*` : ''}`);
+    out.push('');
   }
-  return `${out.join('\n')}\n`;
+  out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
+  for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${c.because}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
+  if (v.missing.length) out.push('', `**Missing:** ${v.missing.join(', ')}`);
+  out.push('', `**Next:** ${v.next}`);
+  return out.join('\n');
 }
