@@ -1,9 +1,11 @@
 import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Versions } from '../version.js';
+import { sourceLink } from './sources.js';
 
 /**
  * The verdict JSON of case-format.md (one object per case), plus fields it allows us to add:
- * `accepted` (a waiver's reason) on findings and claims, and the tool and rules versions the
+ * `source_link` (the docs/ anchor of a finding's source), `accepted` (a waiver's reason) on
+ * findings and claims, and the tool and rules versions the
  * verdict was computed with, when given.
  */
 export function toVerdictJson(v: CaseVerdict, versions?: Versions): Record<string, unknown> {
@@ -16,6 +18,7 @@ export function toVerdictJson(v: CaseVerdict, versions?: Versions): Record<strin
       verdict: f.verdict,
       severity: f.severity,
       source: f.source,
+      ...(sourceLink(f.source) ? { source_link: sourceLink(f.source) } : {}),
       facts: f.facts,
       explanation: f.explanation,
       ...(f.provenance ? { provenance: f.provenance } : {}),

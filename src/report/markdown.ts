@@ -1,5 +1,6 @@
 import type { CaseVerdict } from '../verdict/verdict.js';
 import { formatAccounting, formatValue } from './text.js';
+import { sourceLink } from './sources.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -28,7 +29,8 @@ export function markdownSection(v: CaseVerdict): string {
     out.push('| rule | impact | source | facts |', '|---|---|---|---|');
     for (const f of v.findings) {
       const facts = Object.entries(f.facts).map(([k, x]) => `${k}=${formatValue(x)}`).join(', ');
-      out.push(`| \`${f.rule}\` | ${f.verdict ?? 'warning'} | ${cell(f.source)} | ${cell(facts)} |`);
+      const link = sourceLink(f.source);
+      out.push(`| \`${f.rule}\` | ${f.verdict ?? 'warning'} | ${link ? `[${cell(f.source)}](${link})` : cell(f.source)} | ${cell(facts)} |`);
     }
     out.push('');
     for (const f of v.findings) out.push(`- **${f.rule}**: ${f.explanation}${f.accepted !== undefined ? ` *Accepted: ${cell(f.accepted)}*` : ''}`);
