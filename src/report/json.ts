@@ -36,3 +36,19 @@ export function toVerdictJson(v: CaseVerdict, versions?: Versions): Record<strin
 export function formatCaseJson(v: CaseVerdict, versions?: Versions): string {
   return `${JSON.stringify(toVerdictJson(v, versions))}\n`;
 }
+
+/**
+ * The one casing of JSON output: snake_case keys, as in the case format. Applied at the edge
+ * to reports built from camelCase TypeScript objects (ledger, capacity). Only identifier-like
+ * camelCase keys change; keys such as dotted fact paths are left as they are.
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = /^[a-z][a-zA-Z0-9]*$/.test(k) ? k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : k;
+    out[key] = snakeKeys(v);
+  }
+  return out;
+}

@@ -42,3 +42,27 @@ export function markdownSection(v: CaseVerdict): string {
   out.push('', `**Next:** ${v.next}`);
   return out.join('\n');
 }
+
+/**
+ * A Markdown report of a command's JSON result (ledger, capacity): the same content as
+ * `--format json`, so the two cannot drift. Scalars go into a field/value table (nested objects
+ * flattened to dotted names), arrays of objects become tables of their own. Pure.
+ */
+export function formatJsonMarkdown(title: string, data: Record<string, unknown>): string {
+  const rows: Array<[string, string]> = [];
+  const tables: string[] = [];
+  const show = (v: unknown) => (v === null || v === undefined ? 'unknown' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const walk = (prefix: string, v: unknown) => {
+    if (Array.isArray(v) && v.length && v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) {
+      const cols = [...new Set(v.flatMap((x) => Object.keys(x as object)))];
+      tables.push(`## ${prefix}`, '', `| ${cols.map(cell).join(' | ')} |`, `|${cols.map(() => '---|').join('')}`);
+      for (const x of v as Array<Record<string, unknown>>) tables.push(`| ${cols.map((c) => cell(show(x[c]))).join(' | ')} |`);
+      tables.push('');
+    } else if (Array.isArray(v)) rows.push([prefix, v.length ? v.map(show).join(', ') : '—']);
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, x);
+    else rows.push([prefix, show(v)]);
+  };
+  walk('', data);
+  const out = [`# ${title}`, '', '| field | value |', '|---|---|', ...rows.map(([k, v]) => `| \`${cell(k)}\` | ${cell(v)} |`), ''];
+  return `${[...out, ...tables].join('\n').trimEnd()}\n`;
+}
