@@ -86,8 +86,11 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
     const rel = path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
     return excluded.some((m) => m(rel));
   };
+  // One path never reaches a file twice (a walk does not follow symlinks), so only several
+  // paths need the set of files seen — which would otherwise grow with the batch.
   const seen = new Set<string>();
   const once = async (p: string) => {
+    if (paths.length === 1) return true;
     let key: string;
     try {
       key = await fs.realpath(p);

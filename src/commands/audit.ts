@@ -51,8 +51,10 @@ dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
 
 async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
   const { io } = ctx;
-  const [{ loadRules, evaluateCase }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers }, { AuditSummary }, { InputError }] = await Promise.all([
+  const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers }, { AuditSummary }, { InputError }] = await Promise.all([
     import('../index.js'),
+    import('../verdict/verdict.js'),
+    import('../audit/rules-snapshot.js'),
     import('../rules/load.js'),
     import('../version.js'),
     import('../audit/inputs.js'),
@@ -61,8 +63,9 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     import('../errors.js'),
   ]);
   const rulesDir = opts.rules ?? defaultRulesDir();
-  const [rules, versions] = await Promise.all([loadRules(opts.rules), readVersions(rulesDir)]);
-  const sink = await makeSink(opts, ctx, rules.set, versions, rulesDir);
+  const [set, versions] = await Promise.all([loadRulesSnapshot(rulesDir), readVersions(rulesDir)]);
+  const rules = compileRules(set);
+  const sink = await makeSink(opts, ctx, set, versions, rulesDir);
   const summary = new AuditSummary();
   const skipped: string[] = [];
 
@@ -83,7 +86,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     }
     const v = applyWaivers(await evaluateCase(input.loaded, rules), input.waivers);
     summary.add(v);
-    sink.verdict(v, input);
+    await sink.verdict(v, input);
   }
   if (summary.cases === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'case files to audit', 'none (all excluded)');
   if (opts.expect && summary.withExpected === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');
@@ -94,7 +97,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
 
 interface Sink {
   begin(): void;
-  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void;
+  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void | Promise<void>;
   skipped(file: string, message: string): void;
   end(summary: import('../audit/summary.js').AuditSummary, code: number, skipped: string[]): void;
 }
@@ -152,22 +155,30 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     default: {
-      const [{ formatCaseText, formatSummaryText }, questionsMod] = await Promise.all([import('../report/text.js'), import('../triage/questions.js')]);
-      // The questions only lend their collect commands to the text report; a custom rules
-      // directory without questions simply prints the missing facts' names.
-      const questions = await questionsMod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : questionsMod.defaultQuestionsDir()).catch(() => undefined);
-      const collect = (v: CaseVerdict, data: import('../case/schema.js').Case) => {
-        if (!questions) return undefined;
+      const { formatCaseText, formatSummaryText } = await import('../report/text.js');
+      // The questions only lend their collect commands to the text report, and are read the
+      // first time a verdict has missing facts; a custom rules directory without questions
+      // simply prints the missing facts' names.
+      let questions: Promise<{ mod: typeof import('../triage/questions.js'); set: import('../triage/questions.js').QuestionSet | undefined }> | undefined;
+      const loadQuestions = () =>
+        (questions ??= import('../triage/questions.js').then(async (mod) => ({
+          mod,
+          set: await mod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : mod.defaultQuestionsDir()).catch(() => undefined),
+        })));
+      const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
+        if (!v.missing.length) return undefined;
+        const { mod, set: qs } = await loadQuestions();
+        if (!qs) return undefined;
         const cmds: Record<string, string> = {};
         for (const fact of v.missing) {
-          const q = questions.byFact.get(fact);
-          if (q) cmds[fact] = questionsMod.renderQuestionText(q.collect, data);
+          const q = qs.byFact.get(fact);
+          if (q) cmds[fact] = mod.renderQuestionText(q.collect, data);
         }
         return cmds;
       };
       return {
         begin() {},
-        verdict: (v, input) => out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: collect(v, input.loaded.data) })}\n`),
+        verdict: async (v, input) => out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`),
         skipped() {},
         end(s) {
           if (s.cases + s.skipped > 1) out(formatSummaryText(s, { color: io.color }));
