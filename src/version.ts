@@ -50,3 +50,9 @@ export async function versions(rulesDir: string): Promise<Versions> {
   const [tool_version, rules_version] = await Promise.all([toolVersion(), rulesVersion(rulesDir)]);
   return { tool_version, rules_version };
 }
+
+/** The versions of this tool with its shipped rules (for commands that take no --rules). */
+export async function shippedVersions(): Promise<Versions> {
+  const { defaultRulesDir } = await import('./rules/load.js');
+  return versions(defaultRulesDir());
+}

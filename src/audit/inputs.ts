@@ -27,10 +27,13 @@ export function kindOf(file: string): InputKind | undefined {
 }
 
 /**
- * The one dispatch point by file kind. The case loader is here; the write-up loader is
- * registered by the write-up module (src/writeup) with registerLoader('writeup', ...). Until one
- * is registered, write-ups found in a directory are not audited (and not errors); a write-up
- * named on the command line is an InputError.
+ * The one dispatch point by file kind: each kind's loader, imported when the first file of that
+ * kind is met. The write-up loader (src/writeup) plugs in as one more entry,
+ * `writeup: async () => (await import('../writeup/....js')).loader`, returning the case it
+ * extracts (claims with `at`) and the waivers of its comments (parseWaiverComments in
+ * src/case/waivers.ts). Until it is there, write-ups found in a directory are not audited (and
+ * not errors) and a write-up named on the command line is an InputError. registerLoader does
+ * the same at run time (for library users and tests).
  */
 const LOADERS: Partial<Record<InputKind, () => Promise<InputLoader>>> = {
   case: async () => {

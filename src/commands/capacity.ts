@@ -11,6 +11,7 @@ import { runLedger } from './ledger.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
 import { formatJsonMarkdown } from '../report/markdown.js';
+import { shippedVersions } from '../version.js';
 
 interface CapacityOptions {
   workers?: number;
@@ -83,7 +84,7 @@ export function capacityCommand(ctx: CommandContext): Command {
         observed = { value: num(cc?.observed_high_water)!, lowerBound: false, fromEntryEvents: false };
       }
       const result = capacityModel({ model, possibleCpus, iface, requested, observed });
-      const data = snakeKeys({ interface: iface, requested: requested ?? null, possible_cpus: possibleCpus ?? null, model, ...result }) as Record<string, unknown>;
+      const data = { ...(snakeKeys({ interface: iface, requested: requested ?? null, possible_cpus: possibleCpus ?? null, model, ...result }) as Record<string, unknown>), ...(await shippedVersions()) };
       if (o.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
       else if (o.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage capacity', data));
       else ctx.io.stdout(formatCapacityText(result, iface, requested));

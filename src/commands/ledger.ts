@@ -11,6 +11,7 @@ import { progressBar } from '../ledger/progress.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
 import { formatJsonMarkdown } from '../report/markdown.js';
+import { shippedVersions } from '../version.js';
 
 export interface LedgerCommandOptions {
   ops?: string;
@@ -96,8 +97,9 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);
       if (opts.case !== undefined) await updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
-      if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(snakeKeys(ledgerJson(view)), null, 2)}\n`);
-      else if (opts.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage ledger', snakeKeys(ledgerJson(view)) as Record<string, unknown>));
+      const data = opts.format === 'text' ? {} : { ...(snakeKeys(ledgerJson(view)) as Record<string, unknown>), ...(await shippedVersions()) };
+      if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+      else if (opts.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
       ctx.exit(0);

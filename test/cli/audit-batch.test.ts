@@ -46,6 +46,7 @@ describe('audit over a batch', () => {
       'node_modules/x/b.yaml': withId('b'),
       '.git/c.yaml': withId('c'),
       'keep/notes.json': '{}',
+      'keep/write-up.md': '# A write-up\n',
       'keep/old/d.yaml': withId('d'),
       'keep/e.yml': withId('e'),
       'keep/f.yaml': withId('f'),
@@ -53,6 +54,14 @@ describe('audit over a batch', () => {
     expect(ids(cli(['audit', dir, '--format', 'json']).stdout)).toEqual(['a', 'e', 'f', 'd']);
     const r = cli(['audit', dir, '--format', 'json', '--exclude', 'old', '--exclude', '*.yml'], { cwd: dir });
     expect(ids(r.stdout)).toEqual(['a', 'f']);
+  });
+
+  it('a write-up named on the command line needs the write-up loader: one line, exit 2', () => {
+    const dir = tree({ 'w.md': '# notes\n', 'a.yaml': withId('a') });
+    const r = cli(['audit', path.join(dir, 'w.md'), path.join(dir, 'a.yaml'), '--format', 'json']);
+    expect(r.code).toBe(2);
+    expect(ids(r.stdout)).toEqual(['a']);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/w\.md: expected a case file \(\*\.yaml\); this build has no write-up loader; got a writeup$/)]);
   });
 
   it('audits a file named twice (or also inside a named directory) once, and reads - from stdin', () => {

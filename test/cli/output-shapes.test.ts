@@ -25,6 +25,7 @@ describe('one shape of output across commands', () => {
     const all = r.stdout.trim().split('\n').length > 1 && argv[0] === 'audit' ? r.stdout.trim().split('\n').map((l) => JSON.parse(l)) : JSON.parse(r.stdout);
     const camel = keys(all).filter((k) => /^[a-z]+[A-Z]/.test(k));
     expect(camel).toEqual([]);
+    for (const obj of Array.isArray(all) ? all : [all]) expect(obj).toMatchObject({ tool_version: expect.any(String), rules_version: expect.stringMatching(/^sha256:/) });
   });
 
   it.each([
