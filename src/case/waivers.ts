@@ -34,6 +34,17 @@ export function parseWaiverComments(text: string, file: string): Waiver[] {
   return out;
 }
 
+/**
+ * The first waiver that names no known rule (a typo would otherwise waive nothing, silently),
+ * as an InputError at the waiver (`at`, or `locate(index)` for a case's accepted: list).
+ */
+export function checkWaivers(waivers: readonly Waiver[], known: ReadonlySet<string>, file: string, locate: (index: number) => { line: number; col: number } | undefined): InputError | undefined {
+  const i = waivers.findIndex((w) => !known.has(w.rule));
+  if (i < 0) return undefined;
+  const w = waivers[i]!;
+  return new InputError(w.at ?? { file, ...locate(i) }, 'a waiver naming a rule of this rule set (kretprobe-triage rules list)', JSON.stringify(w.rule));
+}
+
 function lineCol(text: string, offset: number): { line: number; col: number } {
   let line = 1;
   let start = 0;
@@ -63,9 +74,4 @@ export function applyWaivers(v: CaseVerdict, waivers: readonly Waiver[] | undefi
       return r === undefined ? c : { ...c, accepted: r };
     }),
   };
-}
-
-/** The rules a waiver names that neither fired nor judged a claim in this verdict. */
-export function unusedWaivers(v: CaseVerdict, waivers: readonly Waiver[] | undefined): Waiver[] {
-  return (waivers ?? []).filter((w) => !v.findings.some((f) => f.rule === w.rule) && !v.claims.some((c) => c.rule === w.rule));
 }

@@ -51,7 +51,7 @@ dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
 
 async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
   const { io } = ctx;
-  const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers }, { AuditSummary }, { InputError }] = await Promise.all([
+  const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
     import('../index.js'),
     import('../verdict/verdict.js'),
     import('../audit/rules-snapshot.js'),
@@ -61,12 +61,19 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     import('../case/waivers.js'),
     import('../audit/summary.js'),
     import('../errors.js'),
+    import('../yamlfile.js'),
   ]);
   const rulesDir = opts.rules ?? defaultRulesDir();
   const [set, versions] = await Promise.all([loadRulesSnapshot(rulesDir), readVersions(rulesDir)]);
   const rules = compileRules(set);
   const sink = await makeSink(opts, ctx, set, versions, rulesDir);
   const summary = new AuditSummary();
+  const known = new Set([...set.rules.map((r) => r.spec.id), ...set.claims.map((c) => c.spec.id)]);
+  const locate = (input: import('../audit/inputs.js').AuditInput, i: number) => {
+    const yaml = input.loaded.yaml;
+    const { node, found } = nodeAt(yaml.doc, ['accepted', i, 'rule']);
+    return found ? positionOf(yaml.lines, rangeStart(node)) : undefined;
+  };
   const skipped: string[] = [];
 
   const readStdin = async () => {
@@ -74,14 +81,22 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
     return Buffer.concat(chunks).toString('utf8');
   };
+  // One line per bad file, as it is met; the batch goes on and exits 2 at the end.
+  const skip = (err: InstanceType<typeof InputError>, file: string) => {
+    io.stderr(`kretprobe-triage: ${err.message}\n`);
+    summary.skip();
+    skipped.push(err.message);
+    sink.skipped(file, err.message);
+  };
   sink.begin();
   for await (const input of loadInputs(expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd }), readStdin)) {
     if (input instanceof InputError) {
-      // One line per bad file, as it is met; the batch goes on and exits 2 at the end.
-      io.stderr(`kretprobe-triage: ${input.message}\n`);
-      summary.skip();
-      skipped.push(input.message);
-      sink.skipped(input.file ?? '-', input.message);
+      skip(input, input.file ?? '-');
+      continue;
+    }
+    const badWaiver = checkWaivers(input.waivers, known, input.file, (i) => locate(input, i));
+    if (badWaiver) {
+      skip(badWaiver, input.file);
       continue;
     }
     const v = applyWaivers(await evaluateCase(input.loaded, rules), input.waivers);

@@ -87,6 +87,15 @@ describe('audit over a batch', () => {
     expect(cli(['audit', unwaived, '--fail-on', 'capacity-missed', '--soft-fail']).code).toBe(0);
   });
 
+  it('a waiver naming no known rule is bad input at its line: the file is skipped, exit 2', () => {
+    const dir = tree({ 'typo.yaml': withId('typo', 'accepted:\n  - { rule: counters/nmised-rose, reason: typo }\n'), 'a.yaml': withId('a') });
+    const r = cli(['audit', dir, '--format', 'json']);
+    expect(r.code).toBe(2);
+    expect(ids(r.stdout)).toEqual(['a']);
+    const line = readFileSync(path.join(dir, 'typo.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('nmised')) + 1;
+    expect(r.stderr.trim()).toMatch(new RegExp(`typo\\.yaml:${line}:\\d+: expected a waiver naming a rule of this rule set .*; got "counters/nmised-rose"$`));
+  });
+
   it('--fail-on works together with --expect', () => {
     expect(cli(['audit', 'cases/kernel-notes/r2-constrained.yaml', '--expect']).code).toBe(0);
     expect(cli(['audit', 'cases/kernel-notes/r2-constrained.yaml', '--expect', '--fail-on', 'capacity-missed']).code).toBe(1);
