@@ -24,21 +24,21 @@ interface Snapshot {
   claims: Array<{ kind: 'claim'; spec: unknown; file: string }>;
 }
 
-export async function snapshotKey(rulesDir: string): Promise<string> {
-  const hash = createHash('sha256').update(await rulesVersion(rulesDir));
+export async function snapshotKey(rulesDir: string, version?: string): Promise<string> {
+  const hash = createHash('sha256').update(version ?? (await rulesVersion(rulesDir)));
   for (const f of PARSER_FILES) hash.update(await fs.readFile(f).catch(() => Buffer.from(`missing ${f}`)));
   return hash.digest('hex');
 }
 
-/** The rules under `dir`, from the snapshot when it matches, else parsed. */
-export async function loadRulesSnapshot(dir: string, snapshotFile = SNAPSHOT_FILE): Promise<RuleSet> {
+/** The rules under `dir`, from the snapshot when it matches, else parsed. `version`: rulesVersion(dir), when the caller has it. */
+export async function loadRulesSnapshot(dir: string, snapshotFile = SNAPSHOT_FILE, version?: string): Promise<RuleSet> {
   let snap: Snapshot | undefined;
   try {
     snap = JSON.parse(await fs.readFile(snapshotFile, 'utf8')) as Snapshot;
   } catch {
     return loadRules(dir);
   }
-  if (snap.key !== (await snapshotKey(dir))) return loadRules(dir);
+  if (snap.key !== (await snapshotKey(dir, version))) return loadRules(dir);
   // Only `rules lint` reads a rule's positioned YAML, and it reads the rule files itself.
   const withYaml = <T extends { file: string }>(r: T) =>
     Object.defineProperty({ ...r }, 'yaml', {

@@ -64,7 +64,8 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     import('../yamlfile.js'),
   ]);
   const rulesDir = opts.rules ?? defaultRulesDir();
-  const [set, versions] = await Promise.all([loadRulesSnapshot(rulesDir), readVersions(rulesDir)]);
+  const versions = await readVersions(rulesDir);
+  const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
   const rules = compileRules(set);
   const sink = await makeSink(opts, ctx, set, versions, rulesDir);
   const summary = new AuditSummary();
