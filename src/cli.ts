@@ -7,7 +7,9 @@ import { commands, type CommandEntry } from './commands/index.js';
 export const EXIT_HELP = `Exit codes:
   0  nothing flagged
   1  a claim is unsupported or overreaches, or a verdict at/above --fail-on
-  2  usage or input error (one line on stderr: file:line:col: expected ...; got ...)
+     (accepted findings do not count; --soft-fail exits 0 whatever is found)
+  2  usage or input error (one line on stderr: file:line:col: expected ...; got ...);
+     in a batch each bad file is one such line, the others are still audited
   3  inconclusive: insufficient-evidence somewhere and nothing worse`;
 
 /** A command sets the exit code through this; the last word wins. */
