@@ -1,7 +1,11 @@
 // npm run bench: audit N generated cases (default 10,000) in one process and print cases/s,
 // peak RSS, and the cost of only reading and parsing the same files, as a ratio.
 // Targets (issue 2): >= 2,000 cases/s on a 2-core machine, and under 3x the parse-only cost.
-import { promises as fs } from 'node:fs';
+// Then, through the real CLI (issue 14): a 10,000- and a 100,000-case batch (peak RSS < 200 MB,
+// per-case cost at 100 k within 1.2x of that at 10 k), and start-up: `--help` under 2x and a
+// one-case audit under 3x `node -e 0`, all measured in this one run.
+import { spawn, spawnSync } from 'node:child_process';
+import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,19 +23,28 @@ const rand = (n: number) => {
   seed = (seed * 1103515245 + 12345) % 2147483648;
   return seed % n;
 };
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-bench-'));
-const files: string[] = [];
-for (let i = 0; i < N; i++) {
+function caseText(i: number): string {
   const t = templates[i % templates.length]!;
-  const text = t
+  return t
     .replace(/^id: .*$/m, `id: bench-${i}`)
     .replace(/^expected:[\s\S]*$/m, '')
     .replace(/(eligible|entries|returns|entry_events|observed_high_water|estimated_max_overlap): (\d+)/g, (_, k: string, v: string) => `${k}: ${Number(v) + rand(40)}`)
     .replace(/nmissed: (\d+) \}\n  end: \{ (epoch: [\w-]+), nmissed: (\d+)/, (_, a: string, e: string, b: string) => `nmissed: ${a} }\n  end: { ${e}, nmissed: ${Number(b) + rand(8)}`);
-  const file = path.join(dir, `case-${String(i).padStart(5, '0')}.yaml`);
-  await fs.writeFile(file, text);
-  files.push(file);
 }
+async function generate(n: number): Promise<{ dir: string; files: string[] }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-bench-'));
+  const files: string[] = [];
+  for (let i = 0; i < n; i++) {
+    // 1,000 files per folder, as a repository of write-ups would be laid out.
+    const sub = path.join(dir, `part-${String(Math.floor(i / 1000)).padStart(3, '0')}`);
+    if (i % 1000 === 0) await fs.mkdir(sub);
+    const file = path.join(sub, `case-${String(i).padStart(6, '0')}.yaml`);
+    await fs.writeFile(file, caseText(i));
+    files.push(file);
+  }
+  return { dir, files };
+}
+const { dir, files } = await generate(N);
 
 async function parseOnly(): Promise<number> {
   const t0 = performance.now();
@@ -73,3 +86,72 @@ console.log(`engine runs:        ${stats.engineRuns} of ${stats.engineRuns + sta
 console.log(`without the memo:   ${coldMs.toFixed(0)} ms  = ${(N / (coldMs / 1000)).toFixed(0)} cases/s, ${(coldMs / parseMs).toFixed(2)}x parse-only (every case runs json-rules-engine)`);
 console.log(`verdicts:           ${[...verdicts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
 await fs.rm(dir, { recursive: true, force: true });
+
+// --- Through the real CLI -------------------------------------------------------------------
+const BIN = path.join(root, 'dist/src/bin.js');
+
+/** Run a command to completion, sampling its peak RSS (VmHWM) from /proc while it runs. */
+function measure(argv: string[]): Promise<{ ms: number; rssMb: number; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] });
+    let hwmKb = 0;
+    const sample = () => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+      } catch {
+        /* exited between samples */
+      }
+    };
+    const timer = setInterval(sample, 25);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      resolve({ ms: performance.now() - t0, rssMb: hwmKb / 1024, code });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+function startup(argv: string[], runs = 15): number {
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+    ms.push(performance.now() - t0);
+  }
+  return median(ms);
+}
+
+console.log('\nthrough the CLI (kretprobe-triage audit DIR --format json > /dev/null):');
+const batches: Array<{ n: number; ms: number; rssMb: number }> = [];
+for (const n of [10_000, 100_000]) {
+  const g = await generate(n);
+  const r = await measure([process.execPath, BIN, 'audit', g.dir, '--format', 'json']);
+  if (r.code !== 0 && r.code !== 1 && r.code !== 3) throw new Error(`audit of ${n} cases exited ${r.code}`);
+  batches.push({ n, ms: r.ms, rssMb: r.rssMb });
+  console.log(`  ${String(n).padStart(7)} cases: ${(r.ms / 1000).toFixed(1)} s = ${(n / (r.ms / 1000)).toFixed(0)} cases/s, ${((r.ms * 1000) / n).toFixed(0)} us/case, peak RSS ${r.rssMb.toFixed(0)} MB`);
+  await fs.rm(g.dir, { recursive: true, force: true });
+}
+const [small, big] = batches as [typeof batches[0], typeof batches[0]];
+{
+  // The RSS difference above is V8 letting its heap grow while there is room; with the old
+  // space capped the same 100k batch must still run, which shows nothing is retained per case.
+  const g = await generate(100_000);
+  const r = await measure([process.execPath, '--max-old-space-size=64', BIN, 'audit', g.dir, '--format', 'json']);
+  console.log(`   100000 cases, V8 old space capped at 64 MB: exit ${r.code}, ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.rssMb.toFixed(0)} MB (nothing retained per case)`);
+  await fs.rm(g.dir, { recursive: true, force: true });
+}
+const costRatio = big.ms / big.n / (small.ms / small.n);
+console.log(`  per-case cost 100k / 10k: ${costRatio.toFixed(2)}x   (target <= 1.2x)`);
+console.log(`  peak RSS at 100k:         ${big.rssMb.toFixed(0)} MB   (target < 200 MB; ${(big.rssMb - small.rssMb).toFixed(0)} MB more than at 10k)`);
+
+const one = path.join(root, 'cases/kernel-notes/r2-constrained.yaml');
+const base = startup([process.execPath, '-e', '0']);
+const help = startup([process.execPath, BIN, '--help']);
+const audit1 = startup([process.execPath, BIN, 'audit', one]);
+console.log('\nstart-up (median of 15 runs):');
+console.log(`  node -e 0:        ${base.toFixed(0)} ms`);
+console.log(`  --help:           ${help.toFixed(0)} ms = ${(help / base).toFixed(2)}x node -e 0   (target < 2x)`);
+console.log(`  audit one case:   ${audit1.toFixed(0)} ms = ${(audit1 / base).toFixed(2)}x node -e 0   (target < 3x)`);

@@ -86,8 +86,8 @@ function ensureTrace(dir: string, events: number): void {
 }
 
 function checkTruth(out: string, truth: FormTruth): string {
-  const r = JSON.parse(out) as { ops: { eligible: number; classification: Record<string, number> }; highWater: { value: number } };
-  const got: Record<string, number> = { eligible: r.ops.eligible, ...r.ops.classification, high_water: r.highWater.value };
+  const r = JSON.parse(out) as { ops: { eligible: number; classification: Record<string, number> }; high_water: { value: number } };
+  const got: Record<string, number> = { eligible: r.ops.eligible, ...r.ops.classification, high_water: r.high_water.value };
   const bad = Object.entries(truth).filter(([k, v]) => k in got && got[k] !== v).map(([k, v]) => `${k} ${got[k]} != ${v}`);
   return bad.length === 0 ? 'exact' : `MISMATCH: ${bad.join(', ')}`;
 }

@@ -1,12 +1,15 @@
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
-import { commands } from './commands/index.js';
+import { commands, type CommandEntry } from './commands/index.js';
 
 export const EXIT_HELP = `Exit codes:
   0  nothing flagged
   1  a claim is unsupported or overreaches, or a verdict at/above --fail-on
-  2  usage or input error (one line on stderr: file:line:col: expected ...; got ...)
+     (accepted findings do not count; --soft-fail exits 0 whatever is found)
+  2  usage or input error (one line on stderr: file:line:col: expected ...; got ...);
+     in a batch each bad file is one such line, the others are still audited
   3  inconclusive: insufficient-evidence somewhere and nothing worse`;
 
 /** A command sets the exit code through this; the last word wins. */
@@ -19,8 +22,14 @@ export interface CommandContext {
 export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
   const ctx: CommandContext = { io, exit: (c) => { code = c; } };
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    const { toolVersion, rulesVersion } = await import('./version.js');
+    const { defaultRulesDir } = await import('./rules/load.js');
+    io.stdout(`kretprobe-triage ${await toolVersion()} (rules ${await rulesVersion(defaultRulesDir())})\n`);
+    return 0;
+  }
   // Commander's own errors (unknown option, missing argument) as one line, like every other error.
-  const output = {
+  const commanderOutput = {
     writeOut: (s: string) => io.stdout(s),
     writeErr: (s: string) => io.stderr(s),
     outputError: (s: string, write: (s: string) => void) => write(`kretprobe-triage: ${s.replace(/\s+/g, ' ').trim()} (run with --help for usage)\n`),
@@ -28,23 +37,58 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const program = new Command('kretprobe-triage')
     .description('Tell a stuck function from an observer that dropped the call, for kretprobe investigations.')
     .option('--no-color', 'plain text output (also NO_COLOR=1)')
+    .option('-V, --version', 'print the tool version and the rules version (a content hash of rules/)')
     .addHelpText('after', `\n${EXIT_HELP}\n`)
     .exitOverride()
-    .configureOutput(output);
-  program.hook('preAction', (thisCommand) => {
+    .configureOutput(commanderOutput);
+  // -o/--output-file: the report goes to a buffer and then, in one atomic write, to the file.
+  let output: { file: string; chunks: string[]; force: boolean; inputs: string[] } | undefined;
+  program.hook('preAction', (thisCommand, actionCommand) => {
     if (thisCommand.opts().color === false) io.color = false;
+    const actionOpts = actionCommand.opts() as { outputFile?: string; force?: boolean } & Record<string, unknown>;
+    const file = actionOpts.outputFile;
+    if (file !== undefined) {
+      // Every path this run reads (its arguments and file options) is an input -o must not replace.
+      const inputs = [...actionCommand.args, ...Object.entries(actionOpts).filter(([k, v]) => k !== 'outputFile' && typeof v === 'string').map(([, v]) => v as string)]
+        .map((p) => path.resolve(io.cwd, p));
+      output = { file: path.resolve(io.cwd, file), chunks: [], force: actionOpts.force === true, inputs };
+      const chunks = output.chunks;
+      io.stdout = (text) => { chunks.push(text); };
+      io.color = false;
+    }
   });
-  for (const make of commands) {
-    const sub = make(ctx).exitOverride().configureOutput(output);
-    for (const nested of sub.commands) nested.exitOverride().configureOutput(output);
+  // Only the command that runs is loaded; the others are listed by name and summary.
+  const invoked = argv.find((a) => !a.startsWith('-'));
+  for (const entry of commands) {
+    const sub = entry.name === invoked ? await realCommand(entry, ctx) : new Command(entry.name).summary(entry.summary).description(entry.summary).allowUnknownOption().allowExcessArguments();
+    sub.exitOverride().configureOutput(commanderOutput);
+    for (const nested of sub.commands) nested.exitOverride().configureOutput(commanderOutput);
     program.addCommand(sub);
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
+    if (output) {
+      const { writeFileAtomic } = await import('./fsutil.js');
+      await writeFileAtomic(output.file, output.chunks.join(''), { force: output.force, inputs: output.inputs, what: 'report' });
+    }
     return code;
   } catch (err) {
     return reportError(err, io);
   }
+}
+
+async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<Command> {
+  const cmd = (await entry.load())(ctx).summary(entry.summary);
+  if (entry.report) {
+    const leaves = cmd.commands.length ? cmd.commands : [cmd];
+    for (const leaf of leaves) {
+      if (!leaf.options.some((o) => o.short === '-o' || o.long === '--output-file')) {
+        leaf.option('-o, --output-file <file>', 'write the report to this file (atomically: all of it or nothing) instead of stdout');
+        if (!leaf.options.some((o) => o.long === '--force')) leaf.option('--force', 'with -o: replace an existing file');
+      }
+    }
+  }
+  return cmd;
 }
 
 function reportError(err: unknown, io: Io): number {

@@ -22,17 +22,9 @@ const integer = (description: string) => maybe(z.number().int(), description);
 const flag = (description: string) => maybe(z.boolean(), description);
 const text = (description: string) => maybe(z.string().min(1), description);
 
-export const VERDICTS = [
-  'setup-failure',
-  'capacity-missed',
-  'observer-gap',
-  'still-in-flight',
-  'filtered-by-design',
-  'insufficient-evidence',
-  'evidence-of-stall',
-  'fully-observed',
-] as const;
-export type VerdictId = (typeof VERDICTS)[number];
+import { VERDICTS, type VerdictId } from './ids.js';
+
+export { VERDICTS, type VerdictId };
 
 export const CLAIM_KINDS = ['function-stuck', 'deadlock', 'no-misses', 'maxactive-fixed-driver', 'latency-representative', 'other'] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
@@ -214,6 +206,18 @@ export const caseSchema = z
           .strict(),
       )
       .optional(),
+
+    accepted: z
+      .array(
+        z
+          .object({
+            rule: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/, 'a rule id such as counters/nmissed-rose').describe('the rule id whose finding (or claim judgement) is accepted'),
+            reason: z.string().min(1).describe('why it is accepted: shown beside the finding and exported as a SARIF suppression'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('waivers: findings the investigation accepts; still shown, not counted toward the exit code'),
 
     provenance: z
       .record(z.string(), z.string())

@@ -1,78 +1,202 @@
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
-import { VERDICTS, type VerdictId } from '../case/schema.js';
-import { InputError } from '../errors.js';
-import { evaluateCase, expandCasePaths, loadCases, loadRules } from '../index.js';
-import { formatCaseJson } from '../report/json.js';
-import { formatMarkdown } from '../report/markdown.js';
-import { formatCaseText, formatSummaryText } from '../report/text.js';
-import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
-import { defaultQuestionsDir, loadQuestions } from '../triage/questions.js';
-import { collectHints, type Hint } from '../report/hints.js';
-import path from 'node:path';
+import { VERDICTS, type VerdictId } from '../case/ids.js';
+import type { CaseVerdict } from '../verdict/verdict.js';
 
-/** Where each missing fact of this case can be collected, for its interface (report/hints.ts). */
-function collectCommands(hints: readonly Hint[]): Record<string, string> {
-  return Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')]));
-}
+// Only commander and the verdict ids load with this module; everything an audit needs is
+// imported when it runs (see src/commands/index.ts).
+
+type Format = 'text' | 'json' | 'markdown' | 'sarif' | 'junit';
 
 interface AuditOptions {
-  format: 'text' | 'json' | 'markdown';
+  format: Format;
   failOn?: VerdictId;
   rules?: string;
   expect?: boolean;
   warnings: boolean;
+  exclude: string[];
+  softFail?: boolean;
 }
 
 /** 0 nothing flagged, 1 a claim flagged or a verdict at/above --fail-on, 3 inconclusive only. */
-export function auditExitCode(verdicts: CaseVerdict[], failOn?: VerdictId): number {
-  const flagged = verdicts.some(
-    (v) =>
-      v.claims.some((c) => c.judgement !== 'supported') ||
-      (failOn !== undefined && VERDICT_RANK.indexOf(v.verdict) <= VERDICT_RANK.indexOf(failOn)),
-  );
-  if (flagged) return 1;
-  return verdicts.some((v) => v.verdict === 'insufficient-evidence') ? 3 : 0;
+export async function auditExitCode(verdicts: CaseVerdict[], failOn?: VerdictId): Promise<number> {
+  const { AuditSummary } = await import('../audit/summary.js');
+  const s = new AuditSummary();
+  for (const v of verdicts) s.add(v);
+  return s.exitCode({ failOn });
 }
 
 export function auditCommand(ctx: CommandContext): Command {
   return new Command('audit')
-    .description('Evaluate case files (or directories of them) and print each verdict with its reasons.')
-    .argument('<paths...>', 'case files or directories holding *.yaml cases')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .addOption(new Option('--fail-on <verdict>', `exit 1 for a verdict at or above this one in the order: ${VERDICT_RANK.join(' > ')}`).choices([...VERDICTS]))
+    .description('Evaluate case files (or directories of them) and print each verdict with its reasons, as soon as it is ready.')
+    .argument('<paths...>', 'case files, write-ups, or directories holding them; - reads one case from stdin')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown', 'sarif', 'junit']).default('text'))
+    .addOption(new Option('--fail-on <verdict>', 'exit 1 for a verdict at or above this one, in the order verdicts are chosen (README: Exit codes)').choices([...VERDICTS]))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
-    .option('--expect', 'reference mode: exit 0 only if every case with an expected: block gets exactly what it expects')
+    .option('--expect', 'reference mode: exit 0 only if every case with an expected: block gets exactly what it expects (and, with --fail-on, nothing at or above it)')
+    .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--soft-fail', 'exit 0 whatever is found (bad input still exits 2)')
     .option('--no-warnings', 'text output: leave out warning findings')
     .addHelpText('after', `
 Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a verdict at/above
---fail-on (with --expect: an expectation not met); 2 usage or input error; 3 inconclusive
-(insufficient-evidence somewhere and nothing worse). JSON output is one verdict object per line.`)
-    .action(async (paths: string[], opts: AuditOptions) => {
-      const { io } = ctx;
-      const rules = await loadRules(opts.rules);
-      // The questions lend their collect commands to every format; a custom rules directory
-      // without questions simply prints the missing facts' names.
-      const questions = await loadQuestions(opts.rules ? path.join(opts.rules, 'questions') : defaultQuestionsDir()).catch(() => undefined);
-      const hintsOf = new Map<CaseVerdict, Hint[]>();
-      const files = await expandCasePaths(paths);
-      const verdicts: CaseVerdict[] = [];
-      for await (const loaded of loadCases(files)) {
-        const v = await evaluateCase(loaded, rules);
-        verdicts.push(v);
-        const hints = collectHints(questions, loaded.data, v.missing);
-        if (opts.format === 'json') io.stdout(formatCaseJson(v, hints));
-        else if (opts.format === 'text') io.stdout(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, ...(questions ? { collect: collectCommands(hints) } : {}) })}\n`);
-        else hintsOf.set(v, hints);
-      }
-      if (opts.format === 'markdown') io.stdout(formatMarkdown(verdicts, hintsOf));
-      if (opts.format === 'text' && verdicts.length > 1) io.stdout(formatSummaryText(verdicts, { color: io.color }));
-      if (opts.expect) {
-        const without = verdicts.filter((v) => !v.expected);
-        if (without.length === verdicts.length) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');
-        ctx.exit(verdicts.every((v) => !v.expected || v.expected.ok) ? 0 : 1);
-        return;
-      }
-      ctx.exit(auditExitCode(verdicts, opts.failOn));
-    });
+--fail-on (with --expect: an expectation not met); 2 usage or input error, or a file that could
+not be audited (each named on stderr; the others are still audited); 3 inconclusive
+(insufficient-evidence somewhere and nothing worse). Accepted findings (a case's accepted:
+list, a write-up's <!-- kretprobe-triage accept RULE: reason --> comment) are shown but not
+counted. JSON output is one verdict object per line. A directory walk skips node_modules,
+dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
+    .action(async (paths: string[], opts: AuditOptions) => runAudit(ctx, paths, opts));
+}
+
+async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
+  const { io } = ctx;
+  const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
+    import('../index.js'),
+    import('../verdict/verdict.js'),
+    import('../audit/rules-snapshot.js'),
+    import('../rules/load.js'),
+    import('../version.js'),
+    import('../audit/inputs.js'),
+    import('../case/waivers.js'),
+    import('../audit/summary.js'),
+    import('../errors.js'),
+    import('../yamlfile.js'),
+  ]);
+  const rulesDir = opts.rules ?? defaultRulesDir();
+  const versions = await readVersions(rulesDir);
+  const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
+  const rules = compileRules(set);
+  const sink = await makeSink(opts, ctx, set, versions, rulesDir);
+  const summary = new AuditSummary();
+  const known = new Set([...set.rules.map((r) => r.spec.id), ...set.claims.map((c) => c.spec.id)]);
+  const locate = (input: import('../audit/inputs.js').AuditInput, i: number) => {
+    const yaml = input.loaded.yaml;
+    const { node, found } = nodeAt(yaml.doc, ['accepted', i, 'rule']);
+    return found ? positionOf(yaml.lines, rangeStart(node)) : undefined;
+  };
+  const skipped: string[] = [];
+
+  const readStdin = async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  // One line per bad file, as it is met; the batch goes on and exits 2 at the end.
+  const skip = (err: InstanceType<typeof InputError>, file: string) => {
+    io.stderr(`kretprobe-triage: ${err.message}\n`);
+    summary.skip();
+    skipped.push(err.message);
+    sink.skipped(file, err.message);
+  };
+  sink.begin();
+  for await (const input of loadInputs(expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd }), readStdin)) {
+    if (input instanceof InputError) {
+      skip(input, input.file ?? '-');
+      continue;
+    }
+    const badWaiver = checkWaivers(input.waivers, known, input.file, (i) => locate(input, i));
+    if (badWaiver) {
+      skip(badWaiver, input.file);
+      continue;
+    }
+    const v = applyWaivers(await evaluateCase(input.loaded, rules), input.waivers);
+    summary.add(v);
+    await sink.verdict(v, input);
+  }
+  if (summary.cases === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'case files to audit', 'none (all excluded)');
+  if (opts.expect && summary.withExpected === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');
+  const code = summary.exitCode({ failOn: opts.failOn, expect: opts.expect, softFail: opts.softFail });
+  sink.end(summary, code, skipped);
+  ctx.exit(code);
+}
+
+interface Sink {
+  begin(): void;
+  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void | Promise<void>;
+  skipped(file: string, message: string): void;
+  end(summary: import('../audit/summary.js').AuditSummary, code: number, skipped: string[]): void;
+}
+
+/** How each format streams: what is printed per case, and what little is kept for the end. */
+async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../rules/load.js').RuleSet, versions: import('../version.js').Versions, rulesDir: string): Promise<Sink> {
+  const { io } = ctx;
+  const out = (s: string) => io.stdout(s);
+  const rel = (file: string) => (file === '<stdin>' ? undefined : path.relative(io.cwd, path.resolve(io.cwd, file)).split(path.sep).join('/'));
+  // The questions lend their per-interface collect commands to every format (report/hints.ts);
+  // they are read the first time a verdict has missing facts. A custom rules directory without
+  // questions simply prints the missing facts' names.
+  let questions: Promise<{ collectHints: typeof import('../report/hints.js').collectHints; set: import('../triage/questions.js').QuestionSet | undefined }> | undefined;
+  const hintsFor = async (v: CaseVerdict, data: import('../case/schema.js').Case): Promise<import('../report/hints.js').Hint[]> => {
+    if (!v.missing.length) return [];
+    questions ??= Promise.all([import('../triage/questions.js'), import('../report/hints.js')]).then(async ([mod, { collectHints }]) => ({
+      collectHints,
+      set: await mod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : mod.defaultQuestionsDir()).catch(() => undefined),
+    }));
+    const { collectHints, set } = await questions;
+    return collectHints(set, data, v.missing);
+  };
+  switch (opts.format) {
+    case 'json': {
+      const { formatCaseJson } = await import('../report/json.js');
+      return { begin() {}, verdict: async (v, input) => out(formatCaseJson(v, { hints: await hintsFor(v, input.loaded.data), versions })), skipped() {}, end() {} };
+    }
+    case 'markdown': {
+      // The summary table comes first, so the rendered rows and sections wait for the end.
+      const { markdownDocument, markdownRow, markdownSection } = await import('../report/markdown.js');
+      const rows: string[] = [];
+      const sections: string[] = [];
+      return {
+        begin() {},
+        async verdict(v, input) {
+          rows.push(markdownRow(v));
+          sections.push(markdownSection(v, await hintsFor(v, input.loaded.data)));
+        },
+        skipped() {},
+        end(s) {
+          const footer = `\n_kretprobe-triage ${versions.tool_version}, rules ${versions.rules_version}${s.skipped ? `; ${s.skipped} file(s) skipped (could not be audited)` : ''}_\n`;
+          out(markdownDocument(rows, sections, footer));
+        },
+      };
+    }
+    case 'sarif': {
+      const [{ sarifHead, sarifResults, sarifTail }, { locator }] = await Promise.all([import('../report/sarif.js'), import('../audit/locate.js')]);
+      let first = true;
+      return {
+        begin: () => out(sarifHead(rules, versions, VERDICTS)),
+        verdict(v, input) {
+          for (const r of sarifResults(v, rules, locator(input, rel(input.file)), VERDICTS)) {
+            out(`${first ? '' : ',\n'}${JSON.stringify(r)}`);
+            first = false;
+          }
+        },
+        skipped() {},
+        end: (_s, code, skipped) => out(sarifTail(code, skipped)),
+      };
+    }
+    case 'junit': {
+      const { junitHead, junitSuite, junitTail, junitErrorSuite } = await import('../report/junit.js');
+      return {
+        begin: () => out(junitHead()),
+        verdict: (v, input) => out(junitSuite(v, versions, { failOn: opts.failOn, file: rel(input.file) ?? '<stdin>' })),
+        skipped: (file, message) => out(junitErrorSuite(file, message)),
+        end: () => out(junitTail()),
+      };
+    }
+    default: {
+      const { formatCaseText, formatSummaryText } = await import('../report/text.js');
+      const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
+        const hints = await hintsFor(v, data);
+        return hints.length ? Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')])) : undefined;
+      };
+      return {
+        begin() {},
+        verdict: async (v, input) => out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`),
+        skipped() {},
+        end(s) {
+          if (s.cases + s.skipped > 1) out(formatSummaryText(s, { color: io.color }));
+        },
+      };
+    }
+  }
 }

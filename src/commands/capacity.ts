@@ -9,6 +9,9 @@ import { possibleCpusOf } from '../ledger/caseInputs.js';
 import { capacityModel, formatCapacityText, type CallerModel, type CapacityInput } from '../ledger/capacity.js';
 import { runLedger } from './ledger.js';
 import { intArg } from './args.js';
+import { snakeKeys } from '../report/json.js';
+import { formatJsonMarkdown } from '../report/markdown.js';
+import { shippedVersions } from '../version.js';
 
 interface CapacityOptions {
   workers?: number;
@@ -25,7 +28,7 @@ interface CapacityOptions {
   trace?: string;
   entryEvent?: string;
   returnEvent?: string;
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'markdown';
 }
 
 function num(v: unknown): number | undefined {
@@ -50,7 +53,7 @@ export function capacityCommand(ctx: CommandContext): Command {
     .option('--trace <file>', 'probe records (trace text, perf script, probe.jsonl; - for stdin): measure the observed high-water mark')
     .option('--entry-event <name>', 'entry event name in trace text')
     .option('--return-event <name>', 'return event name in trace text')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (o: CapacityOptions) => {
       const c = o.case === undefined ? undefined : (await loadCase(path.resolve(ctx.io.cwd, o.case))).data;
       const cc = c?.concurrency;
@@ -82,7 +85,9 @@ export function capacityCommand(ctx: CommandContext): Command {
         observed = { value: num(cc?.observed_high_water)!, lowerBound: false, fromEntryEvents: false };
       }
       const result = capacityModel({ model, possibleCpus, iface, requested, observed });
-      if (o.format === 'json') ctx.io.stdout(`${JSON.stringify({ interface: iface, requested: requested ?? null, possible_cpus: possibleCpus ?? null, model, ...result }, null, 2)}\n`);
+      const data = { ...(snakeKeys({ interface: iface, requested: requested ?? null, possible_cpus: possibleCpus ?? null, model, ...result }) as Record<string, unknown>), ...(await shippedVersions()) };
+      if (o.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+      else if (o.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage capacity', data));
       else ctx.io.stdout(formatCapacityText(result, iface, requested));
       ctx.exit(0);
     });

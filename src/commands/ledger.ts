@@ -9,6 +9,9 @@ import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../l
 import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { intArg } from './args.js';
+import { snakeKeys } from '../report/json.js';
+import { formatJsonMarkdown } from '../report/markdown.js';
+import { shippedVersions } from '../version.js';
 
 export interface LedgerCommandOptions {
   ops?: string;
@@ -22,7 +25,7 @@ export interface LedgerCommandOptions {
   maxactive?: number;
   captureStartNs?: number;
   captureStopNs?: number;
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'markdown';
 }
 
 /** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
@@ -90,11 +93,13 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);
       if (opts.case !== undefined) await updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
-      if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(ledgerJson(view), null, 2)}\n`);
+      const data = opts.format === 'text' ? {} : { ...(snakeKeys(ledgerJson(view)) as Record<string, unknown>), ...(await shippedVersions()) };
+      if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+      else if (opts.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
       ctx.exit(0);

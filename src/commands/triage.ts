@@ -50,6 +50,6 @@ Without a terminal, pass --answers (or use audit). Exit codes as audit: 0, 1, 3 
         out: io.stdout,
         color: io.color,
       });
-      ctx.exit(result.stopped ? 130 : auditExitCode([result.verdict]));
+      ctx.exit(result.stopped ? 130 : await auditExitCode([result.verdict]));
     });
 }

@@ -38,7 +38,7 @@ export interface DerivedFact {
 }
 
 /** Case paths that are not facts: identity, provenance and the audit's expectations. */
-const NOT_FACTS = new Set(['format', 'id', 'title', 'source', 'claims', 'provenance', 'expected']);
+const NOT_FACTS = new Set(['format', 'id', 'title', 'source', 'claims', 'provenance', 'expected', 'accepted']);
 
 type Def = { type: string; [k: string]: unknown };
 const defOf = (s: unknown): Def => (s as { _zod: { def: Def } })._zod.def;

@@ -84,6 +84,7 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
     out.push('  findings');
     verdictFindings.forEach((f, i) => {
       out.push(`    ${i + 1}. ${VERDICT_STYLE[f.verdict!](k)(f.verdict!)}  ${k.bold(f.rule)}  ${k.dim(`[${f.source}]`)}`);
+      if (f.accepted !== undefined) out.push(wrap(`accepted: ${f.accepted}`, 100, '       '));
       out.push(wrap(f.explanation, 100, '       '));
       out.push(k.dim(`       facts: ${factsLine(f)}`));
     });
@@ -92,6 +93,7 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
     out.push('  warnings');
     for (const f of warnings) {
       out.push(`    ${k.yellow('!')} ${k.bold(f.rule)}  ${k.dim(`[${f.source}]`)}`);
+      if (f.accepted !== undefined) out.push(wrap(`accepted: ${f.accepted}`, 100, '      '));
       out.push(wrap(f.explanation, 100, '      '));
       out.push(k.dim(`      facts: ${factsLine(f)}`));
     }
@@ -102,6 +104,7 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
     out.push('  claims');
     for (const c of v.claims) {
       out.push(`    ${claimLine(c, k)}  ${k.dim(c.rule)}`);
+      if (c.accepted !== undefined) out.push(wrap(`accepted: ${c.accepted}`, 100, '      '));
       out.push(wrap(c.because, 100, '      '));
     }
   }
@@ -122,17 +125,26 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
   return `${out.join('\n')}\n`;
 }
 
+/** What the closing summary needs: counters kept while the cases were printed (src/audit/summary.ts). */
+export interface SummaryCounts {
+  cases: number;
+  skipped: number;
+  byVerdict: ReadonlyMap<string, number>;
+  flaggedClaims: number;
+  flaggedExamples: readonly string[];
+  accepted: number;
+  withExpected: number;
+  unmet: readonly string[];
+}
+
 /** The closing summary of a multi-case audit. */
-export function formatSummaryText(verdicts: CaseVerdict[], opts: TextOptions): string {
+export function formatSummaryText(s: SummaryCounts, opts: TextOptions): string {
   const k = new Chalk({ level: opts.color ? 1 : 0 });
-  const byVerdict = new Map<string, number>();
-  for (const v of verdicts) byVerdict.set(v.verdict, (byVerdict.get(v.verdict) ?? 0) + 1);
-  const flagged = verdicts.flatMap((v) => v.claims.filter((c) => c.judgement !== 'supported').map((c) => `${v.id}: ${c.kind} ${c.judgement}`));
-  const unexpected = verdicts.filter((v) => v.expected && !v.expected.ok);
-  const parts = [...byVerdict.entries()].map(([id, n]) => `${n} ${id}`);
-  let text = `${k.bold(`${verdicts.length} case(s)`)}: ${parts.join(', ')}\n`;
-  text += `claims flagged: ${flagged.length}${flagged.length ? ` (${flagged.slice(0, 5).join('; ')}${flagged.length > 5 ? '; …' : ''})` : ''}\n`;
-  const withExpected = verdicts.filter((v) => v.expected).length;
-  if (withExpected) text += `reference expectations: ${withExpected - unexpected.length}/${withExpected} met${unexpected.length ? ` — not met: ${unexpected.map((v) => v.id).join(', ')}` : ''}\n`;
+  const parts = [...s.byVerdict.entries()].map(([id, n]) => `${n} ${id}`);
+  let text = `${k.bold(`${s.cases} case(s)`)}: ${parts.join(', ')}\n`;
+  text += `claims flagged: ${s.flaggedClaims}${s.flaggedClaims ? ` (${s.flaggedExamples.join('; ')}${s.flaggedClaims > s.flaggedExamples.length ? '; …' : ''})` : ''}\n`;
+  if (s.accepted) text += `accepted (waived, not counted): ${s.accepted}\n`;
+  if (s.withExpected) text += `reference expectations: ${s.withExpected - s.unmet.length}/${s.withExpected} met${s.unmet.length ? ` — not met: ${s.unmet.join(', ')}` : ''}\n`;
+  if (s.skipped) text += k.red(`skipped: ${s.skipped} file(s) that could not be audited (each named on stderr)\n`);
   return text;
 }

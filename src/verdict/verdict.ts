@@ -29,6 +29,8 @@ export interface Finding {
   next: string;
   /** Where the facts came from, when the case records it (case from-bundle). */
   provenance?: Record<string, string>;
+  /** Set at the output edge by a waiver (src/case/waivers.ts): why the finding is accepted. */
+  accepted?: string;
 }
 
 export interface Undecided {
@@ -51,6 +53,8 @@ export interface ClaimResult {
   judgement: Judgement;
   rule: string;
   because: string;
+  /** Set at the output edge by a waiver (src/case/waivers.ts): why the judgement is accepted. */
+  accepted?: string;
 }
 
 export interface Accounting {

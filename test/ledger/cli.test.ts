@@ -67,7 +67,7 @@ describe('ledger bad input from the CLI', () => {
     const r = cli(['ledger', '--trace', f('truncated.txt'), '--format', 'json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.pairing.byTask).toBe(1);
+    expect(out.pairing.by_task).toBe(1);
     expect(out.problems.first[0]).toMatchObject({ line: 3 });
     expect(out.problems.first[0].got).toMatch(/truncated/);
   });
@@ -76,7 +76,7 @@ describe('ledger bad input from the CLI', () => {
     const r = cli(['ledger', '--trace', f('unsorted.txt'), '--format', 'json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.pairing.unsortedRecords).toBe(1);
+    expect(out.pairing.unsorted_records).toBe(1);
     expect(out.problems.first[0]).toMatchObject({ line: 3 });
   });
 
@@ -84,7 +84,7 @@ describe('ledger bad input from the CLI', () => {
     const r = cli(['ledger', '--trace', f('dup.jsonl'), '--format', 'json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.pairing.duplicateInstances).toBe(1);
+    expect(out.pairing.duplicate_instances).toBe(1);
     expect(out.problems.first[0]).toMatchObject({ line: 2 });
   });
 
@@ -92,7 +92,7 @@ describe('ledger bad input from the CLI', () => {
     const text = `${ENTRY(1, '1.000001')}\n${RET(1, '1.000005')}\n`.repeat(2000);
     const r = cli(['ledger', '--trace', '-', '--format', 'json'], { input: text });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).pairing.byTask).toBe(2000);
+    expect(JSON.parse(r.stdout).pairing.by_task).toBe(2000);
   });
 });
 

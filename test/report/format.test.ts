@@ -4,6 +4,7 @@ import { evaluateCase, loadCase, loadRules, type CaseVerdict } from '../../src/i
 import { formatCaseJson } from '../../src/report/json.js';
 import { formatMarkdown } from '../../src/report/markdown.js';
 import { formatCaseText, formatSummaryText } from '../../src/report/text.js';
+import { AuditSummary } from '../../src/audit/summary.js';
 
 // Formatters are pure: the same verdict always renders the same text. Paths are made relative
 // so the snapshots do not depend on where the repository lives.
@@ -18,9 +19,15 @@ beforeAll(async () => {
   }
 });
 
+function summaryOf(vs: CaseVerdict[]): AuditSummary {
+  const s = new AuditSummary();
+  for (const v of vs) s.add(v);
+  return s;
+}
+
 describe('report formatters', () => {
   it('text, without colour', () => {
-    expect(verdicts.map((v) => formatCaseText(v, { color: false })).join('\n') + formatSummaryText(verdicts, { color: false })).toMatchSnapshot();
+    expect(verdicts.map((v) => formatCaseText(v, { color: false })).join('\n') + formatSummaryText(summaryOf(verdicts), { color: false })).toMatchSnapshot();
   });
 
   it('text with colour differs from plain text only by escape codes', () => {
@@ -34,6 +41,6 @@ describe('report formatters', () => {
   });
 
   it('json', () => {
-    expect(verdicts.map(formatCaseJson).join('')).toMatchSnapshot();
+    expect(verdicts.map((v) => formatCaseJson(v)).join('')).toMatchSnapshot();
   });
 });

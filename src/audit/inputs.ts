@@ -1,0 +1,217 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { readSmallFile } from '../case/load.js';
+import type { LoadedCase } from '../case/parse.js';
+import type { Waiver } from '../case/waivers.js';
+
+/** What `audit` reads: case files, and investigation write-ups. */
+export type InputKind = 'case' | 'writeup';
+
+/** One thing to audit, loaded: the case it amounts to and the waivers written in it. */
+export interface AuditInput {
+  file: string;
+  kind: InputKind;
+  loaded: LoadedCase;
+  waivers: Waiver[];
+}
+
+/** Turns a file's text into an AuditInput. Pure apart from what it is given. */
+export type InputLoader = (text: string, file: string) => Promise<AuditInput> | AuditInput;
+
+/** A file's kind by its name; undefined for files `audit DIR` leaves alone. */
+export function kindOf(file: string): InputKind | undefined {
+  if (/\.ya?ml$/i.test(file)) return 'case';
+  if (/\.(md|markdown|txt|eml)$/i.test(file)) return 'writeup';
+  return undefined;
+}
+
+/**
+ * The one dispatch point by file kind: each kind's loader, imported when the first file of that
+ * kind is met. The write-up loader (src/writeup) plugs in as one more entry,
+ * `writeup: async () => (await import('../writeup/....js')).loader`, returning the case it
+ * extracts (claims with `at`) and the waivers of its comments (parseWaiverComments in
+ * src/case/waivers.ts). Until it is there, write-ups found in a directory are not audited (and
+ * not errors) and a write-up named on the command line is an InputError. registerLoader does
+ * the same at run time (for library users and tests).
+ */
+const LOADERS: Partial<Record<InputKind, () => Promise<InputLoader>>> = {
+  case: async () => {
+    const { parseCase } = await import('../case/parse.js');
+    return (text, file) => {
+      const loaded = parseCase(text, file);
+      const waivers = (loaded.data.accepted ?? []).map((w) => ({ rule: w.rule, reason: w.reason }));
+      return { file, kind: 'case', loaded, waivers };
+    };
+  },
+};
+
+export function registerLoader(kind: InputKind, load: () => Promise<InputLoader>): void {
+  LOADERS[kind] = load;
+}
+
+export function hasLoader(kind: InputKind): boolean {
+  return LOADERS[kind] !== undefined;
+}
+
+const ready = new Map<InputKind, Promise<InputLoader>>();
+async function loaderFor(kind: InputKind, file: string): Promise<InputLoader> {
+  const make = LOADERS[kind];
+  if (!make) throw new InputError({ file }, 'a case file (*.yaml); this build has no write-up loader', `a ${kind}`);
+  let p = ready.get(kind);
+  if (!p) ready.set(kind, (p = make()));
+  return p;
+}
+
+/** Where an input comes from: a path, or `-` for standard input. */
+export interface InputRef {
+  file: string;
+  kind: InputKind;
+}
+
+export interface ExpandOptions {
+  /** Globs of paths (relative to `cwd`, `/`-separated) to leave out; a pattern without `/` matches any path's last part. */
+  exclude?: string[];
+  cwd: string;
+}
+
+/**
+ * The files named on the command line, directories walked in name order, lazily (a batch of
+ * 100,000 files is never held as a list). A directory walk skips node_modules, dot-directories
+ * and files that are neither cases nor write-ups (nor write-ups when no loader is registered).
+ * A file reached twice (named twice, or named and inside a named directory) comes once.
+ * A path that does not exist is yielded as an InputError, and the walk goes on.
+ */
+export async function* expandInputs(paths: string[], options: ExpandOptions): AsyncGenerator<InputRef | InputError> {
+  const excluded = (options.exclude ?? []).map(globMatcher);
+  const isExcluded = (p: string) => {
+    if (!excluded.length) return false;
+    const rel = path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
+    return excluded.some((m) => m(rel));
+  };
+  // One path never reaches a file twice (a walk does not follow symlinks), so only several
+  // paths need the set of files seen — which would otherwise grow with the batch.
+  const seen = new Set<string>();
+  const once = async (p: string) => {
+    if (paths.length === 1) return true;
+    let key: string;
+    try {
+      key = await fs.realpath(p);
+    } catch {
+      key = path.resolve(options.cwd, p);
+    }
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+  let stdinSeen = false;
+  for (const p of paths) {
+    if (p === '-') {
+      if (!stdinSeen) yield { file: '-', kind: 'case' };
+      stdinSeen = true;
+      continue;
+    }
+    if (isExcluded(p)) continue;
+    let stat;
+    try {
+      stat = await fs.stat(p);
+    } catch {
+      yield new InputError({ file: p }, 'an existing case file or directory', 'no such file or directory');
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      if (await once(p)) yield { file: p, kind: kindOf(p) ?? 'case' };
+      continue;
+    }
+    let found = 0;
+    for await (const ref of walk(p, isExcluded)) {
+      if (await once(ref.file)) {
+        found++;
+        yield ref;
+      }
+    }
+    if (found === 0 && !(await hasAny(p))) yield new InputError({ file: p }, 'a directory holding case files (*.yaml)', 'none');
+  }
+}
+
+async function hasAny(dir: string): Promise<boolean> {
+  // A directory whose cases were all reached before (named twice) is not an empty directory.
+  for await (const ref of walk(dir, () => false)) return Boolean(ref);
+  return false;
+}
+
+async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (isExcluded(full)) continue;
+    if (e.isDirectory()) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      yield* walk(full, isExcluded);
+    } else if (e.isFile()) {
+      const kind = kindOf(e.name);
+      if (kind && hasLoader(kind)) yield { file: full, kind };
+    }
+  }
+}
+
+/** A glob (`*`, `?`, `**`) as a matcher of `/`-separated relative paths. */
+export function globMatcher(glob: string): (rel: string) => boolean {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/';
+      re += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  const pattern = glob.replace(/\/+$/, '');
+  const rx = new RegExp(`^${re.replace(/\/$/, '')}(?:/.*)?$`);
+  if (pattern.includes('/')) return (rel) => rx.test(rel);
+  // Like .gitignore: a pattern without a slash matches any one part of the path.
+  return (rel) => rel.split('/').some((part) => rx.test(part));
+}
+
+/**
+ * Load inputs in order, reading a few files ahead (reads go through libuv's thread pool while
+ * the caller evaluates). A file that cannot be read or parsed comes out as its InputError, in
+ * its place, and the rest still load.
+ */
+export async function* loadInputs(refs: AsyncIterable<InputRef | InputError>, readStdin: () => Promise<string>, readAhead = 8): AsyncGenerator<AuditInput | InputError> {
+  const pending: Array<Promise<AuditInput | InputError>> = [];
+  const load = async (ref: InputRef | InputError): Promise<AuditInput | InputError> => {
+    if (ref instanceof InputError) return ref;
+    try {
+      const text = ref.file === '-' ? await readStdin() : await readSmallFile(ref.file, `${ref.kind === 'case' ? 'case' : 'write-up'} file`);
+      const loader = await loaderFor(ref.kind, ref.file);
+      return await loader(text, ref.file === '-' ? '<stdin>' : ref.file);
+    } catch (err) {
+      if (err instanceof InputError) return err;
+      throw err;
+    }
+  };
+  const it = refs[Symbol.asyncIterator]();
+  let done = false;
+  const fill = async () => {
+    while (!done && pending.length < readAhead) {
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        break;
+      }
+      const p = load(r.value);
+      p.catch(() => {}); // surfaced in order below
+      pending.push(p);
+    }
+  };
+  for (;;) {
+    await fill();
+    const next = pending.shift();
+    if (!next) return;
+    yield await next;
+  }
+}

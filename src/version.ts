@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What a verdict was computed with, so that it can be reproduced later. */
+export interface Versions {
+  tool_version: string;
+  rules_version: string;
+}
+
+function packageRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) ? '../..' : '..');
+}
+
+/** The package version (package.json). */
+export async function toolVersion(): Promise<string> {
+  const pkg = JSON.parse(await fs.readFile(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * A content hash of a rules directory: every YAML file under it (rules, questions, policy),
+ * by relative path and bytes, in path order. Two trees with the same rules get the same
+ * version wherever they live; a changed word in one rule changes it.
+ */
+export async function rulesVersion(dir: string): Promise<string> {
+  const files: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(r);
+      else if (e.isFile() && /\.ya?ml$/.test(e.name)) files.push(r);
+    }
+  };
+  await walk('');
+  files.sort();
+  const hash = createHash('sha256');
+  for (const rel of files) {
+    hash.update(`${rel}\0`);
+    hash.update(await fs.readFile(path.join(dir, rel)));
+    hash.update('\0');
+  }
+  return `sha256:${hash.digest('hex').slice(0, 16)}`;
+}
+
+export async function versions(rulesDir: string): Promise<Versions> {
+  const [tool_version, rules_version] = await Promise.all([toolVersion(), rulesVersion(rulesDir)]);
+  return { tool_version, rules_version };
+}
+
+/** The versions of this tool with its shipped rules (for commands that take no --rules). */
+export async function shippedVersions(): Promise<Versions> {
+  const { defaultRulesDir } = await import('./rules/load.js');
+  return versions(defaultRulesDir());
+}

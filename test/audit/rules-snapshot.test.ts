@@ -1,0 +1,37 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRulesSnapshot, makeSnapshot } from '../../src/audit/rules-snapshot.js';
+import { loadRules } from '../../src/rules/load.js';
+
+const RULES = path.resolve(import.meta.dirname, '../../rules');
+const specs = (s: Awaited<ReturnType<typeof loadRules>>) => ({ rules: s.rules.map((r) => [r.file, r.spec]), claims: s.claims.map((r) => [r.file, r.spec]) });
+
+describe('rules snapshot (start-up of a one-case audit)', () => {
+  it('gives the same rules as parsing them', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-snap-'));
+    const file = path.join(dir, 'snap.json');
+    writeFileSync(file, await makeSnapshot(RULES));
+    // A marker proves the snapshot was used, not a silent fall-back to parsing.
+    const snap = JSON.parse(readFileSync(file, 'utf8')) as { rules: Array<{ spec: { title: string } }> };
+    snap.rules[0]!.spec.title = 'FROM SNAPSHOT';
+    writeFileSync(file, JSON.stringify(snap));
+    const fromSnap = await loadRulesSnapshot(RULES, file);
+    expect(fromSnap.rules[0]!.spec.title).toBe('FROM SNAPSHOT');
+    fromSnap.rules[0]!.spec.title = (await loadRules(RULES)).rules[0]!.spec.title;
+    expect(specs(fromSnap)).toEqual(specs(await loadRules(RULES)));
+  });
+
+  it('is not used once a rule file changes: the rules are parsed again', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-snap-'));
+    const rules = path.join(dir, 'rules');
+    cpSync(RULES, rules, { recursive: true });
+    const file = path.join(dir, 'snap.json');
+    writeFileSync(file, await makeSnapshot(rules));
+    const target = path.join(rules, 'counters/nmissed-rose.yaml');
+    writeFileSync(target, readFileSync(target, 'utf8').replace(/^title: .*$/m, 'title: edited after the snapshot'));
+    const got = await loadRulesSnapshot(rules, file);
+    expect(got.rules.find((r) => r.spec.id === 'counters/nmissed-rose')?.spec.title).toBe('edited after the snapshot');
+  });
+});
