@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { VERDICTS, type VerdictId } from '../case/schema.js';
 import { InputError } from '../errors.js';
-import { evaluateCase, expandCasePaths, loadCases, loadRules } from '../index.js';
+import { evaluateCase, loadRules } from '../index.js';
 import { formatCaseJson } from '../report/json.js';
 import { formatMarkdown } from '../report/markdown.js';
 import { formatCaseText, formatSummaryText } from '../report/text.js';
@@ -10,6 +10,7 @@ import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
 import { defaultQuestionsDir, loadQuestions, renderQuestionText, type QuestionSet } from '../triage/questions.js';
 import type { LoadedCase } from '../case/parse.js';
 import path from 'node:path';
+import { auditWriteup, expandAuditPaths, loadAuditInputs, loadLexicon } from '../writeup/audit.js';
 
 /** Where each missing fact of this case can be collected (the triage questions' commands). */
 function collectCommands(questions: QuestionSet | undefined, loaded: LoadedCase, missing: string[]): Record<string, string> | undefined {
@@ -44,7 +45,7 @@ export function auditExitCode(verdicts: CaseVerdict[], failOn?: VerdictId): numb
 export function auditCommand(ctx: CommandContext): Command {
   return new Command('audit')
     .description('Evaluate case files (or directories of them) and print each verdict with its reasons.')
-    .argument('<paths...>', 'case files or directories holding *.yaml cases')
+    .argument('<paths...>', 'case files, write-ups (.md, .txt, .eml) or directories holding them')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .addOption(new Option('--fail-on <verdict>', `exit 1 for a verdict at or above this one in the order: ${VERDICT_RANK.join(' > ')}`).choices([...VERDICTS]))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
@@ -62,9 +63,17 @@ Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a ver
       const questions = opts.format === 'text'
         ? await loadQuestions(opts.rules ? path.join(opts.rules, 'questions') : defaultQuestionsDir()).catch(() => undefined)
         : undefined;
-      const files = await expandCasePaths(paths);
+      const files = await expandAuditPaths(paths);
       const verdicts: CaseVerdict[] = [];
-      for await (const loaded of loadCases(files)) {
+      for await (const input of loadAuditInputs(files, () => loadLexicon(rules.set.dir))) {
+        // A write-up is extracted to a case and judged by src/writeup, which renders its extra sections.
+        if (input.kind === 'writeup') {
+          const w = await auditWriteup(input, rules, opts.format, { color: io.color, warnings: opts.warnings, questions });
+          verdicts.push(w.verdict);
+          if (w.output) io.stdout(w.output);
+          continue;
+        }
+        const loaded = input.loaded;
         const v = await evaluateCase(loaded, rules);
         verdicts.push(v);
         if (opts.format === 'json') io.stdout(formatCaseJson(v));

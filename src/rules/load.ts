@@ -6,8 +6,8 @@ import { readSmallFile } from '../case/load.js';
 import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
 
-/** Folders under rules/ that hold something other than rules (the triage questions). */
-const NOT_RULES = new Set(['questions']);
+/** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
+const NOT_RULES = new Set(['questions', 'lexicon']);
 
 export interface RuleSet {
   dir: string;

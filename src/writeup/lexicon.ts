@@ -1,0 +1,94 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { readSmallFile } from '../case/load.js';
+import { CLAIM_KINDS, type ClaimKind } from '../case/schema.js';
+import { InputError } from '../errors.js';
+import { defaultRulesDir } from '../rules/load.js';
+import { parseYaml, validateYaml } from '../yamlfile.js';
+
+/**
+ * The declared lexicons of rules/lexicon/: sentence fact patterns, claim patterns and the
+ * collection commands per interface. Parsed once, regular expressions compiled once.
+ */
+
+const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'iu'); return true; } catch { return false; } }, { message: 'a valid regular expression' });
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const factsFile = z.object({
+  facts: z.array(z.object({ id: z.string().min(1), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  interfaces: z.object({ lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
+  bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
+  disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
+}).strict();
+
+const claimsFile = z.object({
+  claims: z.array(z.object({ kind: z.enum(CLAIM_KINDS), patterns: z.array(regex).min(1) }).strict()),
+  not_a_claim: z.object({ question: regex, hedge: regex, attribution: regex, negation_before: regex, negation_after: regex }).strict(),
+}).strict();
+
+const collectFile = z.object({ commands: z.record(z.string(), z.record(z.string(), z.string().min(1))) }).strict();
+
+export interface FactPattern {
+  id: string;
+  re: RegExp;
+  set: Record<string, string | number | boolean>;
+  implies: Record<string, string | number | boolean>;
+}
+
+export interface Lexicon {
+  facts: FactPattern[];
+  interfaces: Array<{ re: RegExp; value: string }>;
+  bpftraceMaps: Array<{ re: RegExp; fact: string }>;
+  /** The finding for two disagreeing values of one field. */
+  disagreement: { id: string; title: string; source: string; explains: string; next: string };
+  claims: Array<{ kind: ClaimKind; res: RegExp[] }>;
+  notAClaim: { question: RegExp; hedge: RegExp; attribution: RegExp; negationBefore: RegExp; negationAfter: RegExp };
+  /** Case field prefix -> interface (or `any`) -> command. */
+  collect: Record<string, Record<string, string>>;
+}
+
+export interface LexiconTexts {
+  facts: { text: string; file: string };
+  claims: { text: string; file: string };
+  collect: { text: string; file: string };
+}
+
+const re = (s: string, flags = 'gidu') => new RegExp(s, flags);
+
+/** Parse the three lexicon files. Pure: the texts come in. */
+export function parseLexicon(t: LexiconTexts): Lexicon {
+  const f = validateYaml(factsFile, parseYaml(t.facts.text, t.facts.file, 'fact lexicon'));
+  const c = validateYaml(claimsFile, parseYaml(t.claims.text, t.claims.file, 'claim lexicon'));
+  const k = validateYaml(collectFile, parseYaml(t.collect.text, t.collect.file, 'collect lexicon'));
+  const lead = f.interfaces.lead;
+  return {
+    facts: f.facts.map((p) => ({ id: p.id, re: re(p.pattern), set: p.set, implies: p.implies ?? {} })),
+    interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`), value: n.value })),
+    bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'iu'), fact: m.fact })),
+    disagreement: f.disagreement,
+    claims: c.claims.map((x) => ({ kind: x.kind, res: x.patterns.map((p) => re(p)) })),
+    notAClaim: {
+      question: re(c.not_a_claim.question, 'iu'),
+      hedge: re(c.not_a_claim.hedge, 'iu'),
+      attribution: re(c.not_a_claim.attribution, 'iu'),
+      negationBefore: re(c.not_a_claim.negation_before, 'iu'),
+      negationAfter: re(c.not_a_claim.negation_after, 'iu'),
+    },
+    collect: k.commands,
+  };
+}
+
+/** Read rules/lexicon/ (of `rulesDir`, default the shipped rules). */
+export async function loadLexicon(rulesDir: string = defaultRulesDir()): Promise<Lexicon> {
+  const dir = path.join(rulesDir, 'lexicon');
+  const read = async (name: string) => {
+    const file = path.join(dir, name);
+    return { text: await readSmallFile(file, 'lexicon file'), file };
+  };
+  try {
+    return parseLexicon({ facts: await read('facts.yaml'), claims: await read('claims.yaml'), collect: await read('collect.yaml') });
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError({ file: dir }, 'rules/lexicon/ with facts.yaml, claims.yaml and collect.yaml', String(err), { cause: err });
+  }
+}
