@@ -124,10 +124,15 @@ export function sentenceFacts(s: Sentence, lex: Lexicon): WriteupFact[] {
       }
     }
   }
+  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
+  let first: { m: RegExpExecArray; value: string } | undefined;
   for (const i of lex.interfaces) {
     i.re.lastIndex = 0;
     const m = i.re.exec(s.text);
-    if (!m) continue;
+    if (m && (!first || m.index < first.m.index)) first = { m, value: i.value };
+  }
+  for (const i of first ? [{ value: first.value }] : []) {
+    const m = first!.m;
     const start = m.index;
     if (overlaps('probe.interface', start, start + m[0].length) || lex.notAClaim.hedge.test(clauseAround(s.text, start, start + m[0].length))) continue;
     const vAt = (m as RegExpExecArray & { indices?: { groups?: Record<string, [number, number] | undefined> } }).indices?.groups?.v?.[0] ?? start;
