@@ -31,9 +31,6 @@ export interface Extraction {
   case: Case;
 }
 
-/** Longest prose line the sentence lexicon reads; longer ones (a pasted blob) are pasted data, not prose. */
-const MAX_PROSE_LINE = 64 * 1024;
-
 function slug(file: string): string {
   const base = path.basename(file).replace(/\.[^.]+$/, '');
   const s = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
@@ -64,7 +61,6 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
-      if (piece.lines.some((l) => l.text.length > MAX_PROSE_LINE)) continue;
       for (const s of sentencesOf(piece.lines)) {
         facts.push(...sentenceFacts(s, lex));
         const c = sentenceClaims(s, lex);
