@@ -7,7 +7,7 @@ import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
-import { sentenceClaims, sentenceFacts, sentencesOf, type NotAClaim, type WriteupClaim } from './sentences.js';
+import { readProse, sentencesOf, type NotAClaim, type Sentence, type WriteupClaim } from './sentences.js';
 import { sniffKind, type WriteupKind } from './text.js';
 
 /** Two or more stated values for one case field: a finding, never a silent pick. */
@@ -50,6 +50,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   let explicitId: string | undefined;
   let explicitTitle: string | undefined;
   let firstHeading: string | undefined;
+  const sentences: Sentence[] = [];
   for (const piece of doc.pieces) {
     if (piece.type === 'explicit') {
       const r = explicitFacts(piece.lines, piece.origin, file);
@@ -61,14 +62,13 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
-      for (const s of sentencesOf(piece.lines)) {
-        facts.push(...sentenceFacts(s, lex));
-        const c = sentenceClaims(s, lex);
-        claims.push(...c.claims);
-        notClaims.push(...c.rejected);
-      }
+      sentences.push(...sentencesOf(piece.lines));
     }
   }
+  const prose = readProse(sentences, lex);
+  facts.push(...prose.facts);
+  claims.push(...prose.claims);
+  notClaims.push(...prose.rejected);
   facts.push(...artifacts.finish());
   facts.sort(byPosition);
   claims.sort(byPosition);

@@ -11,18 +11,18 @@ import { parseYaml, validateYaml } from '../yamlfile.js';
  * collection commands per interface. Parsed once, regular expressions compiled once.
  */
 
-const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'iu'); return true; } catch { return false; } }, { message: 'a valid regular expression' });
+const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return true; } catch { return false; } }, { message: 'a valid regular expression' });
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
-  facts: z.array(z.object({ id: z.string().min(1), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
-  interfaces: z.object({ lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
 const claimsFile = z.object({
-  claims: z.array(z.object({ kind: z.enum(CLAIM_KINDS), patterns: z.array(regex).min(1) }).strict()),
+  claims: z.array(z.object({ kind: z.enum(CLAIM_KINDS), needs: z.array(z.string().min(1)).optional(), patterns: z.array(regex).min(1) }).strict()),
   not_a_claim: z.object({ question: regex, hedge: regex, attribution: regex, negation_before: regex, negation_after: regex }).strict(),
 }).strict();
 
@@ -30,18 +30,23 @@ const collectFile = z.object({ commands: z.record(z.string(), z.record(z.string(
 
 export interface FactPattern {
   id: string;
+  /** Lower-case words of which the text must hold one for the pattern to be tried; empty: always. */
+  needs: string[];
   re: RegExp;
   set: Record<string, string | number | boolean>;
   implies: Record<string, string | number | boolean>;
+  /** `set` then `implies` as [field template, value template, implied]. */
+  entries: Array<[string, string | number | boolean, boolean]>;
 }
 
 export interface Lexicon {
   facts: FactPattern[];
   interfaces: Array<{ re: RegExp; value: string }>;
+  interfaceNeeds: string[];
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
-  claims: Array<{ kind: ClaimKind; res: RegExp[] }>;
+  claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
   notAClaim: { question: RegExp; hedge: RegExp; attribution: RegExp; negationBefore: RegExp; negationAfter: RegExp };
   /** Case field prefix -> interface (or `any`) -> command. */
   collect: Record<string, Record<string, string>>;
@@ -53,7 +58,7 @@ export interface LexiconTexts {
   collect: { text: string; file: string };
 }
 
-const re = (s: string, flags = 'gidu') => new RegExp(s, flags);
+const re = (s: string, flags = 'gid') => new RegExp(s, flags);
 
 /** Parse the three lexicon files. Pure: the texts come in. */
 export function parseLexicon(t: LexiconTexts): Lexicon {
@@ -62,17 +67,29 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
   const k = validateYaml(collectFile, parseYaml(t.collect.text, t.collect.file, 'collect lexicon'));
   const lead = f.interfaces.lead;
   return {
-    facts: f.facts.map((p) => ({ id: p.id, re: re(p.pattern), set: p.set, implies: p.implies ?? {} })),
+    facts: f.facts.map((p) => ({
+      id: p.id,
+      needs: p.needs ?? [],
+      re: re(p.pattern),
+      set: p.set,
+      implies: p.implies ?? {},
+      entries: [
+        ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),
+        ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
+      ],
+    })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`), value: n.value })),
-    bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'iu'), fact: m.fact })),
+    interfaceNeeds: f.interfaces.needs ?? [],
+    bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
-    claims: c.claims.map((x) => ({ kind: x.kind, res: x.patterns.map((p) => re(p)) })),
+    // Claims need no match indices ('d' costs time on every match).
+    claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {
-      question: re(c.not_a_claim.question, 'iu'),
-      hedge: re(c.not_a_claim.hedge, 'iu'),
-      attribution: re(c.not_a_claim.attribution, 'iu'),
-      negationBefore: re(c.not_a_claim.negation_before, 'iu'),
-      negationAfter: re(c.not_a_claim.negation_after, 'iu'),
+      question: re(c.not_a_claim.question, 'i'),
+      hedge: re(c.not_a_claim.hedge, 'i'),
+      attribution: re(c.not_a_claim.attribution, 'i'),
+      negationBefore: re(c.not_a_claim.negation_before, 'i'),
+      negationAfter: re(c.not_a_claim.negation_after, 'i'),
     },
     collect: k.commands,
   };

@@ -79,33 +79,91 @@ function fill(template: string, groups: Record<string, string | undefined>): str
   return template.replace(/\{([a-z_]+)\}/g, (_, g: string) => groups[g] ?? '');
 }
 
-/** Facts stated in one sentence, per the fact lexicon. Questions and hedged clauses state none. */
-export function sentenceFacts(s: Sentence, lex: Lexicon): WriteupFact[] {
-  const out: WriteupFact[] = [];
-  if (isQuestion(s.text, lex)) return out;
+type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number, number] | undefined> } };
+
+/**
+ * Facts and claims of the author's prose. A pattern only runs on the sentences that hold one of
+ * its `needs` words (a substring test is far cheaper than a case-insensitive regular expression),
+ * and each match is judged within its sentence. Questions and hedged clauses state no facts.
+ */
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
+  // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
+  // shared by every pattern that needs it.
+  const starts: number[] = [];
+  let joined = '';
+  for (const s of sentences) {
+    if (joined !== '') joined += '\n';
+    starts.push(joined.length);
+    joined += s.text.toLowerCase();
+  }
+  const sentenceAt = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const byWord = new Map<string, number[]>();
+  const withWord = (w: string): number[] => {
+    let out = byWord.get(w);
+    if (out) return out;
+    out = [];
+    for (let pos = joined.indexOf(w); pos >= 0; ) {
+      const i = sentenceAt(pos);
+      out.push(i);
+      const next = starts[i + 1];
+      if (next === undefined) break;
+      pos = joined.indexOf(w, next);
+    }
+    byWord.set(w, out);
+    return out;
+  };
+  const all = sentences.map((_, i) => i);
+  const byNeeds = new Map<string[], number[]>();
+  const candidates = (needs: string[]): number[] => {
+    if (needs.length === 0) return all;
+    let out = byNeeds.get(needs);
+    if (!out) {
+      out = needs.length === 1 ? withWord(needs[0]!) : [...new Set(needs.flatMap(withWord))].sort((a, b) => a - b);
+      byNeeds.set(needs, out);
+    }
+    return out;
+  };
+  const questions: Array<boolean | undefined> = [];
+  const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
+  /** Every match of `re` in the candidate sentences, with local offsets. */
+  function* matches(re: RegExp, needs: string[]): Generator<{ m: Indexed; i: number; s: Sentence; start: number; end: number }> {
+    for (const i of candidates(needs)) {
+      const s = sentences[i]!;
+      re.lastIndex = 0;
+      for (const m of s.text.matchAll(re) as IterableIterator<Indexed>) {
+        const start = m.index ?? 0;
+        yield { m, i, s, start, end: start + m[0].length };
+      }
+    }
+  }
+
+  const facts: WriteupFact[] = [];
   const used = new Map<string, Array<[number, number]>>();
-  const overlaps = (path: string, a: number, b: number) => (used.get(path) ?? []).some(([x, y]) => a < y && x < b);
-  const record = (f: WriteupFact, start: number, end: number) => {
-    out.push(f);
-    const list = used.get(f.path) ?? [];
+  const overlaps = (key: string, a: number, b: number) => (used.get(key) ?? []).some(([x, y]) => a < y && x < b);
+  const record = (i: number, f: WriteupFact, start: number, end: number) => {
+    facts.push(f);
+    const key = `${i}|${f.path}`;
+    const list = used.get(key) ?? [];
     list.push([start, end]);
-    used.set(f.path, list);
+    used.set(key, list);
   };
   for (const p of lex.facts) {
-    p.re.lastIndex = 0;
-    for (const m of s.text.matchAll(p.re)) {
-      const start = m.index ?? 0;
-      const end = start + m[0].length;
+    for (const { m, i, s, start, end } of matches(p.re, p.needs)) {
+      if (question(i)) continue;
       if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
       const groups = m.groups ?? {};
-      const indices = (m as RegExpMatchArray & { indices?: { groups?: Record<string, [number, number] | undefined> } }).indices;
-      const entries: Array<[string, string | number | boolean, 'set' | 'implies']> = [
-        ...Object.entries(p.set).map(([k, v]) => [k, v, 'set'] as [string, string | number | boolean, 'set']),
-        ...Object.entries(p.implies).map(([k, v]) => [k, v, 'implies'] as [string, string | number | boolean, 'implies']),
-      ];
-      for (const [pathT, valT, kind] of entries) {
+      for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
-        if (!isCaseField(path) || overlaps(path, start, end)) continue;
+        if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
         let value: string | number | boolean | undefined;
         let where = start;
         if (typeof valT === 'string') {
@@ -115,31 +173,65 @@ export function sentenceFacts(s: Sentence, lex: Lexicon): WriteupFact[] {
             const v = convert(groups[g] ?? '', ref[2], path);
             if (v === undefined || v === null || Array.isArray(v)) continue;
             value = v;
-            where = indices?.groups?.[g]?.[0] ?? start;
+            const gi = m.indices?.groups?.[g]?.[0];
+            where = gi === undefined ? start : gi;
           } else value = convert(valT, undefined, path) as string | number | boolean | undefined;
         } else value = valT;
         if (value === undefined) continue;
         const pos = s.at(where);
-        record({ path, value, line: pos.line, col: pos.col, text: m[0], origin: kind === 'implies' ? 'implied' : 'sentence', via: p.id }, start, end);
+        record(i, { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id }, start, end);
       }
     }
   }
+
   // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
-  let first: { m: RegExpExecArray; value: string } | undefined;
-  for (const i of lex.interfaces) {
-    i.re.lastIndex = 0;
-    const m = i.re.exec(s.text);
-    if (m && (!first || m.index < first.m.index)) first = { m, value: i.value };
+  {
+    const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
+    for (const n of lex.interfaces) {
+      for (const { m, i, start, end } of matches(n.re, lex.interfaceNeeds)) {
+        const prior = first.get(i);
+        if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
+      }
+    }
+    for (const [i, { m, value, start, end }] of first) {
+      const s = sentences[i]!;
+      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
+      const vAt = m.indices?.groups?.v?.[0];
+      const pos = s.at(vAt === undefined ? start : vAt);
+      record(i, { path: 'probe.interface', value, line: pos.line, col: pos.col, text: m[0].trim(), origin: 'sentence', via: 'interface' }, start, end);
+    }
   }
-  for (const i of first ? [{ value: first.value }] : []) {
-    const m = first!.m;
-    const start = m.index;
-    if (overlaps('probe.interface', start, start + m[0].length) || lex.notAClaim.hedge.test(clauseAround(s.text, start, start + m[0].length))) continue;
-    const vAt = (m as RegExpExecArray & { indices?: { groups?: Record<string, [number, number] | undefined> } }).indices?.groups?.v?.[0] ?? start;
-    const pos = s.at(vAt);
-    record({ path: 'probe.interface', value: i.value, line: pos.line, col: pos.col, text: m[0].trim(), origin: 'sentence', via: 'interface' }, start, start + m[0].length);
+
+  const claims: WriteupClaim[] = [];
+  const rejected: NotAClaim[] = [];
+  const n = lex.notAClaim;
+  for (const c of lex.claims) {
+    const found = new Map<number, WriteupClaim>();
+    const refused = new Map<number, NotAClaim>();
+    for (const re of c.res) {
+      for (const { m, i, s, start, end } of matches(re, c.needs)) {
+        let clauseStart = start;
+        while (clauseStart > 0 && !/[,;:(—]/.test(s.text[clauseStart - 1]!)) clauseStart--;
+        const reason: NotAClaim['reason'] | undefined =
+          question(i) ? 'question'
+          : n.hedge.test(s.text) ? 'hedged'
+          : insideQuotes(s.text, start) ? 'quoted'
+          : n.attribution.test(s.text.slice(0, start)) ? 'attributed'
+          : n.negationBefore.test(s.text.slice(clauseStart, start)) || n.negationAfter.test(s.text.slice(end)) ? 'negated'
+          : undefined;
+        const pos = s.at(start);
+        if (reason === undefined) {
+          const prior = found.get(i);
+          if (!prior || pos.line < prior.line || (pos.line === prior.line && pos.col < prior.col)) {
+            found.set(i, { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' });
+          }
+        } else if (!refused.has(i)) refused.set(i, { kind: c.kind, line: pos.line, col: pos.col, reason, text: m[0] });
+      }
+    }
+    claims.push(...found.values());
+    for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
   }
-  return out;
+  return { facts, claims, rejected };
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {
@@ -161,39 +253,4 @@ function insideQuotes(text: string, at: number): boolean {
   const open = (before.match(/[“‘]/g) ?? []).length;
   const close = (before.match(/[”’](?=[\s.,;:)]|$)/g) ?? []).length;
   return straight % 2 === 1 || open > close;
-}
-
-/** Claims the author makes in one sentence, and the matches that are not claims (with the reason). */
-export function sentenceClaims(s: Sentence, lex: Lexicon): { claims: WriteupClaim[]; rejected: NotAClaim[] } {
-  const claims: WriteupClaim[] = [];
-  const rejected: NotAClaim[] = [];
-  const n = lex.notAClaim;
-  for (const c of lex.claims) {
-    let found: WriteupClaim | undefined;
-    let refused: NotAClaim | undefined;
-    for (const re of c.res) {
-      re.lastIndex = 0;
-      for (const m of s.text.matchAll(re)) {
-        const start = m.index ?? 0;
-        const end = start + m[0].length;
-        const clauseStart = (() => { let a = start; while (a > 0 && !/[,;:(—]/.test(s.text[a - 1]!)) a--; return a; })();
-        const reason: NotAClaim['reason'] | undefined =
-          isQuestion(s.text, lex) ? 'question'
-          : n.hedge.test(s.text) ? 'hedged'
-          : insideQuotes(s.text, start) ? 'quoted'
-          : n.attribution.test(s.text.slice(0, start)) ? 'attributed'
-          : n.negationBefore.test(s.text.slice(clauseStart, start)) || n.negationAfter.test(s.text.slice(end)) ? 'negated'
-          : undefined;
-        const pos = s.at(start);
-        if (reason === undefined) {
-          if (!found || pos.line < found.line || (pos.line === found.line && pos.col < found.col)) found = { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' };
-          break;
-        }
-        refused ??= { kind: c.kind, line: pos.line, col: pos.col, reason, text: m[0] };
-      }
-    }
-    if (found) claims.push(found);
-    else if (refused) rejected.push(refused);
-  }
-  return { claims, rejected };
 }
