@@ -134,17 +134,17 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   };
   const questions: Array<boolean | undefined> = [];
   const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
-  /** Every match of `re` in the candidate sentences, with local offsets. */
-  function* matches(re: RegExp, needs: string[]): Generator<{ m: Indexed; i: number; s: Sentence; start: number; end: number }> {
+  /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
+  const matches = (re: RegExp, needs: string[], each: (m: Indexed, i: number, s: Sentence, start: number, end: number) => void): void => {
     for (const i of candidates(needs)) {
       const s = sentences[i]!;
       re.lastIndex = 0;
-      for (const m of s.text.matchAll(re) as IterableIterator<Indexed>) {
-        const start = m.index ?? 0;
-        yield { m, i, s, start, end: start + m[0].length };
+      for (let m = re.exec(s.text) as Indexed | null; m !== null; m = re.exec(s.text) as Indexed | null) {
+        if (m[0].length === 0) re.lastIndex++;
+        each(m, i, s, m.index!, m.index! + m[0].length);
       }
     }
-  }
+  };
 
   const facts: WriteupFact[] = [];
   const used = new Map<string, Array<[number, number]>>();
@@ -157,9 +157,9 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     used.set(key, list);
   };
   for (const p of lex.facts) {
-    for (const { m, i, s, start, end } of matches(p.re, p.needs)) {
-      if (question(i)) continue;
-      if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
+    matches(p.re, p.needs, (m, i, s, start, end) => {
+      if (question(i)) return;
+      if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) return;
       const groups = m.groups ?? {};
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
@@ -181,17 +181,17 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         const pos = s.at(where);
         record(i, { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id }, start, end);
       }
-    }
+    });
   }
 
   // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
   {
     const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
     for (const n of lex.interfaces) {
-      for (const { m, i, start, end } of matches(n.re, lex.interfaceNeeds)) {
+      matches(n.re, lex.interfaceNeeds, (m, i, _s, start, end) => {
         const prior = first.get(i);
         if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
-      }
+      });
     }
     for (const [i, { m, value, start, end }] of first) {
       const s = sentences[i]!;
@@ -209,7 +209,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     const found = new Map<number, WriteupClaim>();
     const refused = new Map<number, NotAClaim>();
     for (const re of c.res) {
-      for (const { m, i, s, start, end } of matches(re, c.needs)) {
+      matches(re, c.needs, (m, i, s, start, end) => {
         let clauseStart = start;
         while (clauseStart > 0 && !/[,;:(—]/.test(s.text[clauseStart - 1]!)) clauseStart--;
         const reason: NotAClaim['reason'] | undefined =
@@ -226,7 +226,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
             found.set(i, { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' });
           }
         } else if (!refused.has(i)) refused.set(i, { kind: c.kind, line: pos.line, col: pos.col, reason, text: m[0] });
-      }
+      });
     }
     claims.push(...found.values());
     for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
