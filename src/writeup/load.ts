@@ -55,7 +55,7 @@ export async function expandAuditPaths(paths: string[]): Promise<AuditEntry[]> {
     try {
       stat = await fs.stat(p);
     } catch {
-      throw new InputError({ file: p }, 'an existing case file, write-up or directory', 'no such file or directory');
+      throw new InputError({ file: p }, 'an existing case file or directory', 'no such file or directory');
     }
     if (!stat.isDirectory()) {
       out.push({ kind: await sniffEntry(p), file: p });
@@ -63,7 +63,7 @@ export async function expandAuditPaths(paths: string[]): Promise<AuditEntry[]> {
     }
     const before = out.length;
     await walk(p, out);
-    if (out.length === before) throw new InputError({ file: p }, 'a directory holding case files (*.yaml) or write-ups (*.md, *.txt, *.eml)', 'none');
+    if (out.length === before) throw new InputError({ file: p }, 'a directory holding case files (*.yaml)', 'none');
   }
   return out;
 }
