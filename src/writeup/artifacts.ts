@@ -122,7 +122,6 @@ export class ArtifactFacts {
   private readonly profiles: Array<{ a: Artifact; rows: KprobeProfileRow[] }> = [];
   private readonly defs: Array<{ l: SourceLine; def: KprobeEventDef; readBack: boolean }> = [];
   private readonly perfEvents: string[] = [];
-  private usesFexit = false;
 
   constructor(private readonly lex: Lexicon) {}
 
@@ -294,7 +293,6 @@ export class ArtifactFacts {
       const ret = probes.find((p) => p.kind === 'kretprobe' || p.kind === 'fexit');
       if (ret) {
         const fexit = ret.kind === 'fexit';
-        this.usesFexit ||= fexit;
         this.add('probe.interface', fexit ? 'other' : 'bpftrace', script, a.kind, script.text.slice(ret.index).split(/[{\s]/)[0]);
         this.add('probe.target', ret.symbol, script, a.kind, ret.symbol);
         if (ret.module) this.add('probe.target_module', ret.module, script, a.kind, ret.module);

@@ -51,12 +51,8 @@ async function walk(dir: string, out: AuditEntry[]): Promise<void> {
 export async function expandAuditPaths(paths: string[]): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
   for (const p of paths) {
-    let stat;
-    try {
-      stat = await fs.stat(p);
-    } catch {
-      throw new InputError({ file: p }, 'an existing case file or directory', 'no such file or directory');
-    }
+    const stat = await fs.stat(p).catch(() => undefined);
+    if (stat === undefined) throw new InputError({ file: p }, 'an existing case file or directory', 'no such file or directory');
     if (!stat.isDirectory()) {
       out.push({ kind: await sniffEntry(p), file: p });
       continue;

@@ -28,6 +28,18 @@ export interface NotAClaim {
   text: string;
 }
 
+/** Index of the last of the ascending `starts` that is <= offset (0 when none is). */
+function lastAtOrBefore(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
 
 /** Split prose lines into sentences; markup characters become spaces so columns stay true. */
@@ -41,13 +53,7 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
   }
   const clean = joined.replace(/[`*]/g, ' ');
   const locate = (offset: number): { line: number; col: number } => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lastAtOrBefore(starts, offset);
     const l = lines[lo]!;
     return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
   };
@@ -96,16 +102,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     starts.push(joined.length);
     joined += s.text.toLowerCase();
   }
-  const sentenceAt = (offset: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const sentenceAt = (offset: number): number => lastAtOrBefore(starts, offset);
   const byWord = new Map<string, number[]>();
   const withWord = (w: string): number[] => {
     let out = byWord.get(w);
