@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { caseSchema, type Case } from '../case/schema.js';
 import { setPath } from '../dotted.js';
+import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
 import { readDocument, type WriteupDocument } from './document.js';
@@ -103,7 +104,9 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const issue = checked.error.issues[0]!;
     const field = issue.path.join('.');
     const f = facts.find((x) => x.path === field || field.startsWith(`${x.path}.`) || x.path.startsWith(`${field}.`));
-    throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, `a valid ${field || 'case'} (${issue.message})`, f ? shown(f.value) : undefined);
+    const allowed = BASE_FACTS.find((b) => b.name === field)?.values;
+    const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
+    throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
   return { file, kind, facts, claims, notClaims, conflicts, case: checked.data };
 }

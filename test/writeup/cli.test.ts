@@ -20,6 +20,10 @@ beforeAll(async () => {
   await big.truncate(50 * 1024 * 1024);
   await big.close();
   await fs.writeFile(path.join(dir, 'bad-block.md'), '# x\n\n```kretprobe-case\nledger: { eligible: three }\n```\n');
+  await fs.writeFile(path.join(dir, 'bad-front-matter.md'), '---\nprobe: [unclosed\n---\n# x\n');
+  await fs.writeFile(path.join(dir, 'bad-interface.md'), '---\nprobe:\n  interface: carrier-pigeon\n---\n');
+  await fs.writeFile(path.join(dir, 'bad-field.md'), '---\nprobe:\n  nonsense: 1\n---\n');
+  await fs.writeFile(path.join(dir, 'bad-claim.md'), '```kretprobe-case\nclaims:\n  - kind: frobnicated\n```\n');
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -78,6 +82,10 @@ describe('audit of write-ups', () => {
     ['latin1.txt', /latin1\.txt:2:3: expected a write-up in UTF-8; got the byte 0xef/],
     ['huge.md', /huge\.md: expected a write-up of at most 8 MiB; got 52428800 bytes/],
     ['bad-block.md', /bad-block\.md:4:\d+: expected a valid ledger\.eligible/],
+    ['bad-front-matter.md', /bad-front-matter\.md:2:\d+: expected valid YAML in the front matter/],
+    ['bad-interface.md', /bad-interface\.md:3:14: expected probe\.interface: one of module \| tracefs/],
+    ['bad-field.md', /bad-field\.md:3:13: expected a case field of kretprobe-case\/v1 .*; got probe\.nonsense/],
+    ['bad-claim.md', /bad-claim\.md:3:11: expected a claim kind .*; got frobnicated/],
   ])('refuses %s in one line, exit 2', (name, pattern) => {
     oneLine(cli(['audit', path.join(dir, name)]), pattern);
   });
