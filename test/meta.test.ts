@@ -77,3 +77,22 @@ describe('shipped cases', () => {
     expect(dir.sort()).toEqual(['counters-kept-across-runs.yaml', 'r2-constrained.yaml', 'r8-adequate.yaml', 'r8-capture-stopped.yaml']);
   });
 });
+
+describe('shipped write-ups (cases/writeups, judged like cases through src/writeup)', () => {
+  it('each get what their sidecar expects, with ids unique among all cases', async () => {
+    const { judgeWriteup, loadLexicon, loadWriteup } = await import('../src/writeup/index.js');
+    const { expandInputs } = await import('../src/audit/inputs.js');
+    const lex = await loadLexicon(path.join(root, 'rules'));
+    const entries: Array<{ file: string }> = [];
+    for await (const ref of expandInputs([path.join(root, 'cases')], { cwd: root })) if (!(ref instanceof Error) && ref.kind === 'writeup') entries.push(ref);
+    expect(entries.length).toBeGreaterThanOrEqual(15);
+    const ids = new Set(cases.map((c) => c.loaded.data.id));
+    for (const e of entries) {
+      const { extraction, sidecar } = await loadWriteup(e.file, lex);
+      const v = await judgeWriteup(extraction, rules, lex, sidecar);
+      expect([e.file, sidecar !== undefined, v.expected?.problems ?? ['no expectations']]).toEqual([e.file, true, []]);
+      expect([e.file, ids.has(v.id)]).toEqual([e.file, false]);
+      ids.add(v.id);
+    }
+  });
+});

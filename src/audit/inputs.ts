@@ -4,6 +4,10 @@ import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
 import type { LoadedCase } from '../case/parse.js';
 import type { Waiver } from '../case/waivers.js';
+import type { Extraction } from '../writeup/extract.js';
+import type { Sidecar } from '../writeup/judge.js';
+import { isWriteupName, MAX_WRITEUP_BYTES } from '../writeup/text.js';
+import { readInputFile } from '../fsutil.js';
 
 /** What `audit` reads: case files, and investigation write-ups. */
 export type InputKind = 'case' | 'writeup';
@@ -14,28 +18,30 @@ export interface AuditInput {
   kind: InputKind;
   loaded: LoadedCase;
   waivers: Waiver[];
+  /** A write-up's extraction (facts and claims with their positions) and its expectations sidecar. */
+  writeup?: { extraction: Extraction; sidecar?: Sidecar };
 }
 
 /** Turns a file's text into an AuditInput. Pure apart from what it is given. */
 export type InputLoader = (text: string, file: string) => Promise<AuditInput> | AuditInput;
 
+/** What a loader may depend on besides the file: the rules directory of the run (its lexicon). */
+export interface LoaderContext {
+  rulesDir?: string | undefined;
+}
+
 /** A file's kind by its name; undefined for files `audit DIR` leaves alone. */
 export function kindOf(file: string): InputKind | undefined {
   if (/\.ya?ml$/i.test(file)) return 'case';
-  if (/\.(md|markdown|txt|eml)$/i.test(file)) return 'writeup';
+  if (isWriteupName(file)) return 'writeup';
   return undefined;
 }
 
 /**
  * The one dispatch point by file kind: each kind's loader, imported when the first file of that
- * kind is met. The write-up loader (src/writeup) plugs in as one more entry,
- * `writeup: async () => (await import('../writeup/....js')).loader`, returning the case it
- * extracts (claims with `at`) and the waivers of its comments (parseWaiverComments in
- * src/case/waivers.ts). Until it is there, write-ups found in a directory are not audited (and
- * not errors) and a write-up named on the command line is an InputError. registerLoader does
- * the same at run time (for library users and tests).
+ * kind is met. registerLoader adds or replaces one at run time (for library users and tests).
  */
-const LOADERS: Partial<Record<InputKind, () => Promise<InputLoader>>> = {
+const LOADERS: Partial<Record<InputKind, (ctx: LoaderContext) => Promise<InputLoader>>> = {
   case: async () => {
     const { parseCase } = await import('../case/parse.js');
     return (text, file) => {
@@ -44,9 +50,13 @@ const LOADERS: Partial<Record<InputKind, () => Promise<InputLoader>>> = {
       return { file, kind: 'case', loaded, waivers };
     };
   },
+  writeup: async (ctx) => {
+    const { writeupInput } = await import('../writeup/audit.js');
+    return (text, file) => writeupInput(text, file, ctx.rulesDir);
+  },
 };
 
-export function registerLoader(kind: InputKind, load: () => Promise<InputLoader>): void {
+export function registerLoader(kind: InputKind, load: (ctx: LoaderContext) => Promise<InputLoader>): void {
   LOADERS[kind] = load;
 }
 
@@ -55,12 +65,21 @@ export function hasLoader(kind: InputKind): boolean {
 }
 
 const ready = new Map<InputKind, Promise<InputLoader>>();
-async function loaderFor(kind: InputKind, file: string): Promise<InputLoader> {
+async function loaderFor(kind: InputKind, file: string, ctx: LoaderContext): Promise<InputLoader> {
   const make = LOADERS[kind];
   if (!make) throw new InputError({ file }, 'a case file (*.yaml); this build has no write-up loader', `a ${kind}`);
   let p = ready.get(kind);
-  if (!p) ready.set(kind, (p = make()));
+  if (!p) ready.set(kind, (p = make(ctx)));
   return p;
+}
+
+/**
+ * The content decides for stdin and for a named file whose name says neither: a case states its
+ * format on a line of its own; anything else is read as a write-up.
+ */
+function sniff(ref: InputRef, text: string): InputKind {
+  if (ref.kind !== 'case' || /\.ya?ml$/i.test(ref.file)) return ref.kind;
+  return /^format:\s*['"]?kretprobe-case\/v1/m.test(text.slice(0, 4096)) ? 'case' : 'writeup';
 }
 
 /** Where an input comes from: a path, or `-` for standard input. */
@@ -181,13 +200,13 @@ export function globMatcher(glob: string): (rel: string) => boolean {
  * the caller evaluates). A file that cannot be read or parsed comes out as its InputError, in
  * its place, and the rest still load.
  */
-export async function* loadInputs(refs: AsyncIterable<InputRef | InputError>, readStdin: () => Promise<string>, readAhead = 8): AsyncGenerator<AuditInput | InputError> {
+export async function* loadInputs(refs: AsyncIterable<InputRef | InputError>, readStdin: () => Promise<string>, readAhead = 8, ctx: LoaderContext = {}): AsyncGenerator<AuditInput | InputError> {
   const pending: Array<Promise<AuditInput | InputError>> = [];
   const load = async (ref: InputRef | InputError): Promise<AuditInput | InputError> => {
     if (ref instanceof InputError) return ref;
     try {
-      const text = ref.file === '-' ? await readStdin() : await readSmallFile(ref.file, `${ref.kind === 'case' ? 'case' : 'write-up'} file`);
-      const loader = await loaderFor(ref.kind, ref.file);
+      const text = ref.file === '-' ? await readStdin() : ref.kind === 'case' ? await readSmallFile(ref.file, 'case file') : await readInputFile(ref.file, 'write-up', MAX_WRITEUP_BYTES);
+      const loader = await loaderFor(sniff(ref, text), ref.file, ctx);
       return await loader(text, ref.file === '-' ? '<stdin>' : ref.file);
     } catch (err) {
       if (err instanceof InputError) return err;

@@ -8,6 +8,7 @@ import { nodeAt, positionOf, rangeStart } from '../yamlfile.js';
  * first use); a derived fact is found at the first case field it is computed from. A claim with `at: "file:line:col"` (from a write-up) points there instead.
  */
 export function locator(input: AuditInput, uri: string | undefined): Locator {
+  if (input.writeup) return writeupLocator(input, uri);
   const find = (keys: Array<string | number>): Position | undefined => {
     const yaml = input.loaded.yaml;
     const { node, found } = nodeAt(yaml.doc, keys);
@@ -31,6 +32,36 @@ export function locator(input: AuditInput, uri: string | undefined): Locator {
       const m = typeof at === 'string' ? /^(.*):(\d+):(\d+)$/.exec(at) : null;
       if (m) return { uri: m[1]!, line: Number(m[2]), col: Number(m[3]) };
       return find(['claims', i]);
+    },
+  };
+}
+
+/** `file:line:col` as a position. */
+function parseAt(at: unknown): (Position & { uri: string }) | undefined {
+  const m = typeof at === 'string' ? /^(.*):(\d+):(\d+)$/.exec(at) : null;
+  return m ? { uri: m[1]!, line: Number(m[2]), col: Number(m[3]) } : undefined;
+}
+
+/** Positions in a write-up: the extraction's provenance of each fact, and each claim's `at`. */
+function writeupLocator(input: AuditInput, uri: string | undefined): Locator {
+  const data = input.loaded.data;
+  const provenance = data.provenance ?? {};
+  let inputs: ReadonlyMap<string, readonly string[]> | undefined;
+  const withUri = (p: Position | undefined) => (p && uri ? { ...p, uri } : p);
+  return {
+    uri,
+    fact(p) {
+      const direct = parseAt(provenance[p]);
+      if (direct) return withUri(direct);
+      inputs ??= caseFacts(data).inputs;
+      for (const from of inputs.get(p) ?? []) {
+        const at = parseAt(provenance[from]);
+        if (at) return withUri(at);
+      }
+      return undefined;
+    },
+    claim(i) {
+      return withUri(parseAt((data.claims?.[i] as { at?: unknown } | undefined)?.at));
     },
   };
 }

@@ -50,6 +50,7 @@ const snapshot = z
     nmissed: count("the return probe's miss counter (struct kretprobe nmissed, or kprobe_profile's miss column)"),
     kprobe_nmissed: count("the embedded kprobe's miss counter (struct kprobe nmissed: recursion, other probes active)"),
     hits: count('hits of the return event (kprobe_profile: returns handled, not entries)'),
+    recursion_misses: count('BPF program runs skipped because another BPF program was active on the CPU (bpftool prog show recursion_misses): the probe fired, the program did not run'),
   })
   .strict();
 
@@ -202,6 +203,7 @@ export const caseSchema = z
           .object({
             kind: z.enum(CLAIM_KINDS).describe('what the write-up concluded'),
             text: z.string().optional().describe('the write-up\'s words'),
+            at: z.string().optional().describe('where the claim was found in the write-up: "file:line:col"'),
           })
           .strict(),
       )

@@ -90,7 +90,8 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     sink.skipped(file, err.message);
   };
   sink.begin();
-  for await (const input of loadInputs(expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd }), readStdin)) {
+  const { judgeInput } = await import('../writeup/audit.js');
+  for await (const input of loadInputs(expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd }), readStdin, 8, { rulesDir: opts.rules })) {
     if (input instanceof InputError) {
       skip(input, input.file ?? '-');
       continue;
@@ -100,7 +101,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
       skip(badWaiver, input.file);
       continue;
     }
-    const v = applyWaivers(await evaluateCase(input.loaded, rules), input.waivers);
+    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), input.waivers);
     summary.add(v);
     await sink.verdict(v, input);
   }
@@ -138,8 +139,16 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
   };
   switch (opts.format) {
     case 'json': {
-      const { formatCaseJson } = await import('../report/json.js');
-      return { begin() {}, verdict: async (v, input) => out(formatCaseJson(v, { hints: await hintsFor(v, input.loaded.data), versions })), skipped() {}, end() {} };
+      const [{ formatCaseJson, toVerdictJson }, { formatWriteupJson }] = await Promise.all([import('../report/json.js'), import('../writeup/format.js')]);
+      return {
+        begin() {},
+        async verdict(v, input) {
+          const extra = { hints: await hintsFor(v, input.loaded.data), versions };
+          out(input.writeup ? formatWriteupJson(input.writeup.extraction, v, toVerdictJson(v, extra)) : formatCaseJson(v, extra));
+        },
+        skipped() {},
+        end() {},
+      };
     }
     case 'markdown': {
       // The summary table comes first, so the rendered rows and sections wait for the end.
@@ -184,14 +193,22 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     default: {
-      const { formatCaseText, formatSummaryText } = await import('../report/text.js');
+      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js')]);
       const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
         const hints = await hintsFor(v, data);
         return hints.length ? Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')])) : undefined;
       };
       return {
         begin() {},
-        verdict: async (v, input) => out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`),
+        async verdict(v, input) {
+          if (!input.writeup) {
+            out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`);
+            return;
+          }
+          // A write-up: the case report, then what was found in it and what it never establishes (with the commands).
+          const base = formatCaseText(v, { color: io.color, warnings: opts.warnings });
+          out(`${base}${formatWriteupText(input.writeup.extraction, v, await hintsFor(v, input.loaded.data), { color: io.color })}\n`);
+        },
         skipped() {},
         end(s) {
           if (s.cases + s.skipped > 1) out(formatSummaryText(s, { color: io.color }));

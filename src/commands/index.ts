@@ -23,5 +23,6 @@ export const commands: CommandEntry[] = [
   { name: 'case', summary: 'build kretprobe-case/v1 files from evidence', load: async () => (await import('./case.js')).caseCommand },
   { name: 'ledger', summary: 'pair probe records into calls, bind them to the operation ledger, report coverage', report: true, load: async () => (await import('./ledger.js')).ledgerCommand },
   { name: 'capacity', summary: 'estimate admitted overlap from the caller model and recommend maxactive', report: true, load: async () => (await import('./capacity.js')).capacityCommand },
+  { name: 'writeup', summary: 'read investigation write-ups (Markdown, text, mail) as cases: writeup extract', load: async () => (await import('./writeup.js')).writeupCommand },
   { name: 'triage', summary: 'walk a case to a justified verdict, asking only what can still change it', load: async () => (await import('./triage.js')).triageCommand },
 ];

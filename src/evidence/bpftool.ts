@@ -103,3 +103,59 @@ export function parseBpftoolLinksJson(text: string): BpftoolResult {
   });
   return { links, problems };
 }
+
+/** A BPF program as `bpftool prog show` describes it, with the run statistics when enabled. */
+export interface BpfProg {
+  line: number;
+  id: number;
+  /** `kprobe`, `tracing` (fentry/fexit), `perf_event`, ... */
+  type: string;
+  name?: string;
+  runCnt?: number;
+  /**
+   * Runs skipped because another BPF program was already active on the CPU (trace_call_bpf,
+   * kernel-facts §9): the probe fired but the program did not run. Not part of the link's
+   * `missed`. Printed only when nonzero, so an absent word on a line that shows run_cnt reads 0.
+   */
+  recursionMisses?: number;
+  /** The line that carries the statistics, for provenance. */
+  statsLine?: number;
+}
+
+export interface BpftoolProgResult {
+  progs: BpfProg[];
+  problems: LineProblem[];
+}
+
+/** Parse plain `bpftool prog show` output. */
+export function parseBpftoolProgs(text: string): BpftoolProgResult {
+  const progs: BpfProg[] = [];
+  const problems: LineProblem[] = [];
+  let current: BpfProg | undefined;
+  for (const { no, text: line } of numberedLines(text)) {
+    if (line.trim() === '') continue;
+    const header = /^([0-9]+): ([a-z_]+)(?:\s+name (\S+))?/.exec(line);
+    const stats = (l: string): void => {
+      if (!current) return;
+      const runs = /\brun_cnt ([0-9]+)\b/.exec(l);
+      const rec = /\brecursion_misses ([0-9]+)\b/.exec(l);
+      if (runs) current.runCnt = parseCounter(runs[1] ?? '');
+      if (rec) current.recursionMisses = parseCounter(rec[1] ?? '');
+      else if (runs && current.recursionMisses === undefined) current.recursionMisses = 0;
+      if (runs || rec) current.statsLine = no;
+    };
+    if (header) {
+      current = { line: no, id: Number(header[1]), type: header[2] ?? '' };
+      if (header[3] !== undefined) current.name = header[3];
+      progs.push(current);
+      stats(line);
+      continue;
+    }
+    if (current && /^\s/.test(line)) {
+      stats(line);
+      continue;
+    }
+    problems.push(problem(no, '"ID: TYPE  name NAME" or an indented detail line', line));
+  }
+  return { progs, problems };
+}

@@ -7,8 +7,8 @@ import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 
-/** Folders under rules/ that hold something other than rules (the triage questions). */
-const NOT_RULES = new Set(['questions']);
+/** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
+const NOT_RULES = new Set(['questions', 'lexicon']);
 
 export interface RuleSet {
   dir: string;

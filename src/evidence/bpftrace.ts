@@ -1,0 +1,79 @@
+import type { LineProblem } from '../errors.js';
+import { numberedLines, parseCounter } from './lines.js';
+
+/** A `@map` or `@map[key]` line bpftrace prints when it exits: `@returns[nfsd]: 91`. */
+export interface BpftraceMapValue {
+  line: number;
+  /** The map name without `@`; empty for the anonymous map `@`. */
+  name: string;
+  key?: string;
+  value: number;
+}
+
+/** What one run of bpftrace printed. bpftrace itself reports no kretprobe miss count (kernel-facts §9). */
+export interface BpftraceResult {
+  /** `Attaching N probes...`: every probe of the script was attached. */
+  attached?: { line: number; probes: number };
+  /** `ERROR: ...` lines (a missing symbol, an attach failure). */
+  errors: Array<{ line: number; message: string }>;
+  /** Scalar map values; histogram buckets are left out. */
+  maps: BpftraceMapValue[];
+  /** `Lost N events`: perf ring-buffer losses of printf/output events. */
+  lost: Array<{ line: number; count: number }>;
+  problems: LineProblem[];
+}
+
+/**
+ * Parse bpftrace's standard output and error. Lines bpftrace does not print itself (the
+ * script's own printf output, histograms) are accepted and ignored: they are the user's text.
+ */
+export function parseBpftraceOutput(text: string): BpftraceResult {
+  const out: BpftraceResult = { errors: [], maps: [], lost: [], problems: [] };
+  for (const { no, text: line } of numberedLines(text)) {
+    const t = line.trim();
+    if (t === '') continue;
+    const attach = /^Attaching ([0-9]+) probes?\.\.\.$/.exec(t);
+    if (attach) {
+      out.attached = { line: no, probes: Number(attach[1]) };
+      continue;
+    }
+    const err = /^(?:\S+:[0-9]+:[0-9-]+: )?ERROR: (.*)$/.exec(t);
+    if (err) {
+      out.errors.push({ line: no, message: (err[1] ?? '').trim() });
+      continue;
+    }
+    const lost = /^Lost ([0-9]+) events$/.exec(t);
+    if (lost) {
+      out.lost.push({ line: no, count: Number(lost[1]) });
+      continue;
+    }
+    const map = /^@([A-Za-z0-9_]*)(?:\[(.*)\])?: (\S+)$/.exec(t);
+    if (map) {
+      const value = parseCounter(map[3] ?? '');
+      if (value !== undefined) {
+        const v: BpftraceMapValue = { line: no, name: map[1] ?? '', value };
+        if (map[2] !== undefined) v.key = map[2];
+        out.maps.push(v);
+      }
+    }
+  }
+  return out;
+}
+
+/** The probes a bpftrace program names: `kretprobe:vfs_read`, `fexit:nfsd:nfsd_dispatch`, `kr:f`. */
+export function bpftraceProbes(script: string): Array<{ kind: 'kretprobe' | 'kprobe' | 'fexit' | 'fentry'; module?: string; symbol: string; index: number }> {
+  const out: Array<{ kind: 'kretprobe' | 'kprobe' | 'fexit' | 'fentry'; module?: string; symbol: string; index: number }> = [];
+  const kinds: Record<string, 'kretprobe' | 'kprobe' | 'fexit' | 'fentry'> = {
+    kretprobe: 'kretprobe', kr: 'kretprobe', kprobe: 'kprobe', k: 'kprobe',
+    fexit: 'fexit', kretfunc: 'fexit', fr: 'fexit', fentry: 'fentry', kfunc: 'fentry', f: 'fentry',
+  };
+  const re = /(?<![A-Za-z0-9_])(kretprobe|kprobe|kretfunc|kfunc|fexit|fentry|kr|k|fr|f):(?:([A-Za-z0-9_-]+):)?([A-Za-z_][A-Za-z0-9_.]*)/g;
+  for (const m of script.matchAll(re)) {
+    const kind = kinds[m[1] ?? ''];
+    if (!kind) continue;
+    const p: { kind: typeof kind; module?: string; symbol: string; index: number } = { kind, symbol: m[3] ?? '', index: m.index ?? 0 };
+    if (m[2] !== undefined) p.module = m[2];
+    out.push(p);
+  }
+  return out;
+}

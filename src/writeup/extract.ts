@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { caseSchema, type Case } from '../case/schema.js';
+import { setPath } from '../dotted.js';
+import { BASE_FACTS } from '../facts/facts.js';
+import { InputError, shown } from '../errors.js';
+import { ArtifactFacts, artifactsOf } from './artifacts.js';
+import { readDocument, type WriteupDocument } from './document.js';
+import { explicitFacts } from './explicit.js';
+import { ORIGIN_RANK, type WriteupFact } from './facts.js';
+import type { Lexicon } from './lexicon.js';
+import { readProse, sentencesOf, type NotAClaim, type Sentence, type WriteupClaim } from './sentences.js';
+import { sniffKind, type WriteupKind } from './text.js';
+
+/** Two or more stated values for one case field: a finding, never a silent pick. */
+export interface FactConflict {
+  path: string;
+  /** The value the case uses: the strongest source (explicit > artifact > sentence), first one on a tie. */
+  chosen: WriteupFact;
+  others: WriteupFact[];
+}
+
+/** Everything read from one write-up. */
+export interface Extraction {
+  file: string;
+  kind: WriteupKind;
+  /** Every fact found, in document order (all sources; `implied` ones included). */
+  facts: WriteupFact[];
+  claims: WriteupClaim[];
+  notClaims: NotAClaim[];
+  conflicts: FactConflict[];
+  /** The case built from them, validated, with provenance `field -> file:line:col`. */
+  case: Case;
+}
+
+function slug(file: string): string {
+  const base = path.basename(file).replace(/\.[^.]+$/, '');
+  const s = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return `writeup-${s || 'untitled'}`;
+}
+
+const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
+
+/** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
+export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
+  const kind = sniffKind(text, file);
+  const doc: WriteupDocument = readDocument(text, kind);
+  const facts: WriteupFact[] = [];
+  const claims: WriteupClaim[] = [];
+  const notClaims: NotAClaim[] = [];
+  const artifacts = new ArtifactFacts(lex);
+  let explicitId: string | undefined;
+  let explicitTitle: string | undefined;
+  let firstHeading: string | undefined;
+  const sentences: Sentence[] = [];
+  for (const piece of doc.pieces) {
+    if (piece.type === 'explicit') {
+      const r = explicitFacts(piece.lines, piece.origin, file);
+      facts.push(...r.facts);
+      claims.push(...r.claims);
+      explicitId ??= r.id;
+      explicitTitle ??= r.title;
+    } else if (piece.type === 'block') {
+      for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
+    } else if (!piece.quoted) {
+      if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
+      sentences.push(...sentencesOf(piece.lines));
+    }
+  }
+  const prose = readProse(sentences, lex);
+  facts.push(...prose.facts);
+  claims.push(...prose.claims);
+  notClaims.push(...prose.rejected);
+  facts.push(...artifacts.finish());
+  facts.sort(byPosition);
+  claims.sort(byPosition);
+  notClaims.sort(byPosition);
+
+  // One value per field: strongest source wins; disagreeing stated values are a conflict.
+  const byPath = new Map<string, WriteupFact[]>();
+  for (const f of facts) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f]);
+  const data: Record<string, unknown> = {};
+  const provenance: Record<string, string> = {};
+  const conflicts: FactConflict[] = [];
+  for (const [p, list] of byPath) {
+    const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best));
+    setPath(data, p, chosen.value);
+    provenance[p] = `${file}:${chosen.line}:${chosen.col}`;
+    const key = JSON.stringify(chosen.value);
+    const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key);
+    if (others.length && chosen.origin !== 'implied') conflicts.push({ path: p, chosen, others });
+  }
+  const title = explicitTitle ?? doc.title ?? firstHeading ?? path.basename(file);
+  const c: Record<string, unknown> = {
+    format: 'kretprobe-case/v1',
+    id: explicitId ?? slug(file),
+    title,
+    source: `write-up ${path.basename(file)} (${kind})`,
+    ...data,
+  };
+  if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
+  if (Object.keys(provenance).length) c.provenance = provenance;
+  const checked = caseSchema.safeParse(c);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field = issue.path.join('.');
+    const f = facts.find((x) => x.path === field || field.startsWith(`${x.path}.`) || x.path.startsWith(`${field}.`));
+    const allowed = BASE_FACTS.find((b) => b.name === field)?.values;
+    const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
+    throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
+  }
+  return { file, kind, facts, claims, notClaims, conflicts, case: checked.data };
+}

@@ -1,0 +1,61 @@
+import { BASE_FACTS } from '../facts/facts.js';
+import { countCpuList } from '../kernel/cpus.js';
+
+/** Where a fact came from, strongest first: the author's explicit block, a pasted artifact, a sentence. */
+export type FactOrigin = 'explicit' | 'artifact' | 'sentence' | 'implied';
+
+/** Precedence when two sources give one field: higher wins; `implied` never makes a finding. */
+export const ORIGIN_RANK: Record<FactOrigin, number> = { explicit: 3, artifact: 2, sentence: 1, implied: 0 };
+
+export type FactValue = string | number | boolean | string[] | null;
+
+/** One fact read from a write-up, cited by file position and the text it came from. */
+export interface WriteupFact {
+  /** Case field, dotted (`counters.end.nmissed`). */
+  path: string;
+  value: FactValue;
+  line: number;
+  col: number;
+  /** The source text it was read from (the matched words, or the artifact line). */
+  text: string;
+  origin: FactOrigin;
+  /** The lexicon pattern id, artifact kind (`kprobe_profile`) or explicit block (`front-matter`). */
+  via: string;
+}
+
+const TYPES = new Map(BASE_FACTS.map((f) => [f.name, f.type] as const));
+
+/** True when the case format has this field (facts the lexicon may set). */
+export function isCaseField(path: string): boolean {
+  return TYPES.has(path);
+}
+
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, usec: 1e3, ms: 1e6, msec: 1e6, s: 1e9 };
+
+/** Convert matched text for a field: `count`, `ns`, `cpus`, `version`, or as the field's type. */
+export function convert(raw: string, conv: string | undefined, path: string): FactValue | undefined {
+  const t = raw.trim();
+  switch (conv) {
+    case 'count': {
+      const digits = t.replace(/,(?=\d{3}\b)/g, '');
+      return /^\d+$/.test(digits) && Number.isSafeInteger(Number(digits)) ? Number(digits) : undefined;
+    }
+    case 'ns': {
+      const m = /^(\d+(?:\.\d+)?)\s*(ns|us|µs|usec|ms|msec|s)$/i.exec(t);
+      const unit = m ? UNIT_NS[(m[2] ?? '').toLowerCase()] : undefined;
+      return m && unit !== undefined ? Math.round(Number(m[1]) * unit) : undefined;
+    }
+    case 'cpus': {
+      if (/^\d+$/.test(t)) return Number(t) >= 1 ? Number(t) : undefined;
+      return countCpuList(t);
+    }
+    case 'version':
+      return t.replace(/^v/i, '');
+    default: {
+      const type = TYPES.get(path);
+      if (type === 'number') return /^\d+$/.test(t) ? Number(t) : undefined;
+      if (type === 'boolean') return t === 'true' ? true : t === 'false' ? false : undefined;
+      return t === '' ? undefined : t;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { readSmallFile } from '../case/load.js';
+import { CLAIM_KINDS, type ClaimKind } from '../case/schema.js';
+import { InputError } from '../errors.js';
+import { defaultRulesDir } from '../rules/load.js';
+import { parseYaml, validateYaml } from '../yamlfile.js';
+
+/**
+ * The declared lexicons of rules/lexicon/: sentence fact patterns, claim patterns and the
+ * collection commands per interface. Parsed once, regular expressions compiled once.
+ */
+
+const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return true; } catch { return false; } }, { message: 'a valid regular expression' });
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const factsFile = z.object({
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
+  bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
+  disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
+}).strict();
+
+const claimsFile = z.object({
+  claims: z.array(z.object({ kind: z.enum(CLAIM_KINDS), needs: z.array(z.string().min(1)).optional(), patterns: z.array(regex).min(1) }).strict()),
+  not_a_claim: z.object({ question: regex, hedge: regex, attribution: regex, negation_before: regex, negation_after: regex }).strict(),
+}).strict();
+
+
+export interface FactPattern {
+  id: string;
+  /** Lower-case words of which the text must hold one for the pattern to be tried; empty: always. */
+  needs: string[];
+  re: RegExp;
+  set: Record<string, string | number | boolean>;
+  implies: Record<string, string | number | boolean>;
+  /** `set` then `implies` as [field template, value template, implied]. */
+  entries: Array<[string, string | number | boolean, boolean]>;
+}
+
+export interface Lexicon {
+  facts: FactPattern[];
+  interfaces: Array<{ re: RegExp; value: string }>;
+  interfaceNeeds: string[];
+  bpftraceMaps: Array<{ re: RegExp; fact: string }>;
+  /** The finding for two disagreeing values of one field. */
+  disagreement: { id: string; title: string; source: string; explains: string; next: string };
+  claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
+  notAClaim: { question: RegExp; hedge: RegExp; attribution: RegExp; negationBefore: RegExp; negationAfter: RegExp };
+}
+
+export interface LexiconTexts {
+  facts: { text: string; file: string };
+  claims: { text: string; file: string };
+}
+
+const re = (s: string, flags = 'gid') => new RegExp(s, flags);
+
+/** Parse the two lexicon files. Pure: the texts come in. */
+export function parseLexicon(t: LexiconTexts): Lexicon {
+  const f = validateYaml(factsFile, parseYaml(t.facts.text, t.facts.file, 'fact lexicon'));
+  const c = validateYaml(claimsFile, parseYaml(t.claims.text, t.claims.file, 'claim lexicon'));
+  const lead = f.interfaces.lead;
+  return {
+    facts: f.facts.map((p) => ({
+      id: p.id,
+      needs: p.needs ?? [],
+      re: re(p.pattern),
+      set: p.set,
+      implies: p.implies ?? {},
+      entries: [
+        ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),
+        ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
+      ],
+    })),
+    interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`), value: n.value })),
+    interfaceNeeds: f.interfaces.needs ?? [],
+    bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
+    disagreement: f.disagreement,
+    // Claims need no match indices ('d' costs time on every match).
+    claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
+    notAClaim: {
+      question: re(c.not_a_claim.question, 'i'),
+      hedge: re(c.not_a_claim.hedge, 'i'),
+      attribution: re(c.not_a_claim.attribution, 'i'),
+      negationBefore: re(c.not_a_claim.negation_before, 'i'),
+      negationAfter: re(c.not_a_claim.negation_after, 'i'),
+    },
+  };
+}
+
+/** Read rules/lexicon/ (of `rulesDir`, default the shipped rules). */
+export async function loadLexicon(rulesDir: string = defaultRulesDir()): Promise<Lexicon> {
+  const dir = path.join(rulesDir, 'lexicon');
+  const read = async (name: string) => {
+    const file = path.join(dir, name);
+    return { text: await readSmallFile(file, 'lexicon file'), file };
+  };
+  try {
+    return parseLexicon({ facts: await read('facts.yaml'), claims: await read('claims.yaml') });
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError({ file: dir }, 'rules/lexicon/ with facts.yaml and claims.yaml', String(err), { cause: err });
+  }
+}

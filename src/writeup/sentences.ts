@@ -1,0 +1,253 @@
+import type { ClaimKind } from '../case/schema.js';
+import type { SourceLine } from './document.js';
+import { convert, isCaseField, type WriteupFact } from './facts.js';
+import type { Lexicon } from './lexicon.js';
+
+/** A sentence of prose with a map back to source positions. */
+export interface Sentence {
+  text: string;
+  /** Position of character `i` of `text`. */
+  at(i: number): { line: number; col: number };
+}
+
+/** A claim the author makes, at the position of the words that make it. */
+export interface WriteupClaim {
+  kind: ClaimKind;
+  text: string;
+  line: number;
+  col: number;
+  origin: 'sentence' | 'explicit';
+}
+
+/** Words that matched a claim pattern but are not the author's claim, and why. */
+export interface NotAClaim {
+  kind: ClaimKind;
+  line: number;
+  col: number;
+  reason: 'question' | 'hedged' | 'attributed' | 'quoted' | 'negated';
+  text: string;
+}
+
+/** Index of the last of the ascending `starts` that is <= offset (0 when none is). */
+function lastAtOrBefore(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
+
+/** Split prose lines into sentences; markup characters become spaces so columns stay true. */
+export function sentencesOf(lines: SourceLine[]): Sentence[] {
+  const starts: number[] = [];
+  let joined = '';
+  for (const l of lines) {
+    if (joined !== '') joined += ' ';
+    starts.push(joined.length);
+    joined += l.text;
+  }
+  const clean = joined.replace(/[`*]/g, ' ');
+  const locate = (offset: number): { line: number; col: number } => {
+    const lo = lastAtOrBefore(starts, offset);
+    const l = lines[lo]!;
+    return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
+  };
+  const out: Sentence[] = [];
+  let begin = 0;
+  const push = (end: number) => {
+    const raw = clean.slice(begin, end);
+    const lead = raw.length - raw.trimStart().length;
+    const text = raw.trim();
+    if (text !== '') {
+      const base = begin + lead;
+      out.push({ text, at: (i) => locate(base + i) });
+    }
+  };
+  for (let i = 0; i < clean.length; i++) {
+    const c = clean.charCodeAt(i);
+    if (c !== 46 && c !== 33 && c !== 63) continue; // . ! ?
+    const next = clean.charCodeAt(i + 1);
+    if (!(Number.isNaN(next) || next === 32 || next === 9)) continue;
+    if (c === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
+    push(i + 1);
+    begin = i + 1;
+  }
+  push(clean.length);
+  return out;
+}
+
+function fill(template: string, groups: Record<string, string | undefined>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_, g: string) => groups[g] ?? '');
+}
+
+type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number, number] | undefined> } };
+
+/**
+ * Facts and claims of the author's prose. A pattern only runs on the sentences that hold one of
+ * its `needs` words (a substring test is far cheaper than a case-insensitive regular expression),
+ * and each match is judged within its sentence. Questions and hedged clauses state no facts.
+ */
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
+  // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
+  // shared by every pattern that needs it.
+  const starts: number[] = [];
+  let joined = '';
+  for (const s of sentences) {
+    if (joined !== '') joined += '\n';
+    starts.push(joined.length);
+    joined += s.text.toLowerCase();
+  }
+  const sentenceAt = (offset: number): number => lastAtOrBefore(starts, offset);
+  const byWord = new Map<string, number[]>();
+  const withWord = (w: string): number[] => {
+    let out = byWord.get(w);
+    if (out) return out;
+    out = [];
+    for (let pos = joined.indexOf(w); pos >= 0; ) {
+      const i = sentenceAt(pos);
+      out.push(i);
+      const next = starts[i + 1];
+      if (next === undefined) break;
+      pos = joined.indexOf(w, next);
+    }
+    byWord.set(w, out);
+    return out;
+  };
+  const all = sentences.map((_, i) => i);
+  const byNeeds = new Map<string[], number[]>();
+  const candidates = (needs: string[]): number[] => {
+    if (needs.length === 0) return all;
+    let out = byNeeds.get(needs);
+    if (!out) {
+      out = needs.length === 1 ? withWord(needs[0]!) : [...new Set(needs.flatMap(withWord))].sort((a, b) => a - b);
+      byNeeds.set(needs, out);
+    }
+    return out;
+  };
+  const questions: Array<boolean | undefined> = [];
+  const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
+  /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
+  const matches = (re: RegExp, needs: string[], each: (m: Indexed, i: number, s: Sentence, start: number, end: number) => void): void => {
+    for (const i of candidates(needs)) {
+      const s = sentences[i]!;
+      re.lastIndex = 0;
+      for (let m = re.exec(s.text) as Indexed | null; m !== null; m = re.exec(s.text) as Indexed | null) {
+        if (m[0].length === 0) re.lastIndex++;
+        each(m, i, s, m.index!, m.index! + m[0].length);
+      }
+    }
+  };
+
+  const facts: WriteupFact[] = [];
+  const used = new Map<string, Array<[number, number]>>();
+  const overlaps = (key: string, a: number, b: number) => (used.get(key) ?? []).some(([x, y]) => a < y && x < b);
+  const record = (i: number, f: WriteupFact, start: number, end: number) => {
+    facts.push(f);
+    const key = `${i}|${f.path}`;
+    const list = used.get(key) ?? [];
+    list.push([start, end]);
+    used.set(key, list);
+  };
+  for (const p of lex.facts) {
+    matches(p.re, p.needs, (m, i, s, start, end) => {
+      if (question(i)) return;
+      if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) return;
+      const groups = m.groups ?? {};
+      for (const [pathT, valT, implied] of p.entries) {
+        const path = fill(pathT, groups);
+        if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
+        let value: string | number | boolean | undefined;
+        let where = start;
+        if (typeof valT === 'string') {
+          const ref = /^\{([a-z_]+)(?::([a-z]+))?\}$/.exec(valT);
+          if (ref) {
+            const g = ref[1] ?? '';
+            const v = convert(groups[g] ?? '', ref[2], path);
+            if (v === undefined || v === null || Array.isArray(v)) continue;
+            value = v;
+            const gi = m.indices?.groups?.[g]?.[0];
+            where = gi === undefined ? start : gi;
+          } else value = convert(valT, undefined, path) as string | number | boolean | undefined;
+        } else value = valT;
+        if (value === undefined) continue;
+        const pos = s.at(where);
+        record(i, { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id }, start, end);
+      }
+    });
+  }
+
+  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
+  {
+    const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
+    for (const n of lex.interfaces) {
+      matches(n.re, lex.interfaceNeeds, (m, i, _s, start, end) => {
+        const prior = first.get(i);
+        if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
+      });
+    }
+    for (const [i, { m, value, start, end }] of first) {
+      const s = sentences[i]!;
+      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
+      const vAt = m.indices?.groups?.v?.[0];
+      const pos = s.at(vAt === undefined ? start : vAt);
+      record(i, { path: 'probe.interface', value, line: pos.line, col: pos.col, text: m[0].trim(), origin: 'sentence', via: 'interface' }, start, end);
+    }
+  }
+
+  const claims: WriteupClaim[] = [];
+  const rejected: NotAClaim[] = [];
+  const n = lex.notAClaim;
+  for (const c of lex.claims) {
+    const found = new Map<number, WriteupClaim>();
+    const refused = new Map<number, NotAClaim>();
+    for (const re of c.res) {
+      matches(re, c.needs, (m, i, s, start, end) => {
+        let clauseStart = start;
+        while (clauseStart > 0 && !/[,;:(—]/.test(s.text[clauseStart - 1]!)) clauseStart--;
+        const reason: NotAClaim['reason'] | undefined =
+          question(i) ? 'question'
+          : n.hedge.test(s.text) ? 'hedged'
+          : insideQuotes(s.text, start) ? 'quoted'
+          : n.attribution.test(s.text.slice(0, start)) ? 'attributed'
+          : n.negationBefore.test(s.text.slice(clauseStart, start)) || n.negationAfter.test(s.text.slice(end)) ? 'negated'
+          : undefined;
+        const pos = s.at(start);
+        if (reason === undefined) {
+          const prior = found.get(i);
+          if (!prior || pos.line < prior.line || (pos.line === prior.line && pos.col < prior.col)) {
+            found.set(i, { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' });
+          }
+        } else if (!refused.has(i)) refused.set(i, { kind: c.kind, line: pos.line, col: pos.col, reason, text: m[0] });
+      });
+    }
+    claims.push(...found.values());
+    for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
+  }
+  return { facts, claims, rejected };
+}
+
+function isQuestion(text: string, lex: Lexicon): boolean {
+  return text.endsWith('?') || lex.notAClaim.question.test(text);
+}
+
+/** The clause holding [start, end): between the nearest , ; : ( or dash on either side. */
+function clauseAround(text: string, start: number, end: number): string {
+  let a = start;
+  while (a > 0 && !/[,;:(—]/.test(text[a - 1]!)) a--;
+  let b = end;
+  while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
+  return text.slice(a, b);
+}
+
+function insideQuotes(text: string, at: number): boolean {
+  const before = text.slice(0, at);
+  const straight = (before.match(/(?:^|[\s(])"|"(?=[\s.,;:)]|$)/g) ?? []).length;
+  const open = (before.match(/[“‘]/g) ?? []).length;
+  const close = (before.match(/[”’](?=[\s.,;:)]|$)/g) ?? []).length;
+  return straight % 2 === 1 || open > close;
+}

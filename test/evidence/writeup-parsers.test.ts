@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { bpftraceProbes, parseBpftoolProgs, parseBpftraceOutput, parseDmesg, parsePerfProbe } from '../../src/evidence/index.js';
+
+describe('bpftrace output', () => {
+  it('reads the attach line, scalar maps, lost events and leaves histograms out', () => {
+    const r = parseBpftraceOutput(
+      'Attaching 2 probes...\nTracing vfs_read... Hit Ctrl-C to end.\n^C\n\n@entries: 410\n@returns: 91\n@open[cat]: 3\n@us:\n[64, 128)     3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\nLost 12 events\n',
+    );
+    expect(r.attached).toEqual({ line: 1, probes: 2 });
+    expect(r.maps.map((m) => [m.line, m.name, m.key, m.value])).toEqual([[5, 'entries', undefined, 410], [6, 'returns', undefined, 91], [7, 'open', 'cat', 3]]);
+    expect(r.lost).toEqual([{ line: 10, count: 12 }]);
+    expect(r.errors).toEqual([]);
+  });
+
+  it('reads an attach error with its location prefix', () => {
+    const r = parseBpftraceOutput("stdin:1:1-27: ERROR: kretprobe target 'ublk_complete_rq' not found\n");
+    expect(r.errors).toEqual([{ line: 1, message: "kretprobe target 'ublk_complete_rq' not found" }]);
+    expect(r.attached).toBeUndefined();
+  });
+
+  it.each([
+    ["kretprobe:vfs_read { @r = count(); }", [['kretprobe', undefined, 'vfs_read']]],
+    ["kr:nfsd:nfsd_dispatch { }", [['kretprobe', 'nfsd', 'nfsd_dispatch']]],
+    ["fexit:nvme_core:nvme_complete_rq { @done = count(); }", [['fexit', 'nvme_core', 'nvme_complete_rq']]],
+    ["kprobe:vfs_read { } kretfunc:vfs_read { }", [['kprobe', undefined, 'vfs_read'], ['fexit', undefined, 'vfs_read']]],
+  ])('names the probes of %s', (script, want) => {
+    expect(bpftraceProbes(script).map((p) => [p.kind, p.module, p.symbol])).toEqual(want);
+  });
+});
+
+describe('dmesg lines of a probe module', () => {
+  it('reads the kretprobe sample module messages and nmissed fields', () => {
+    const r = parseDmesg(
+      [
+        '[ 8120.001122] kretprobe_example: Planted return probe at kernel_clone: ffffffff8a0b1c20',
+        '[ 8231.550120] kretprobe_example: Missed probing 28 instances of kernel_clone',
+        '[ 8300.000001] mydrv_probe: rp.nmissed=3 rp.kp.nmissed=1',
+        '[   12.000000] kretprobe_example: register_kretprobe failed, returned -2',
+        'Dec 01 10:00:00 host kernel: nfsd_probe: nmissed 7',
+        'not a log line',
+      ].join('\n'),
+    );
+    expect(r.reports.map((x) => [x.line, x.prefix, x.planted?.symbol, x.nmissed, x.kprobeNmissed, x.registerFailed?.errno])).toEqual([
+      [1, 'kretprobe_example', 'kernel_clone', undefined, undefined, undefined],
+      [2, 'kretprobe_example', undefined, 28, undefined, undefined],
+      [3, 'mydrv_probe', undefined, 3, 1, undefined],
+      [4, 'kretprobe_example', undefined, undefined, undefined, 2],
+      [5, 'nfsd_probe', undefined, 7, undefined, undefined],
+    ]);
+    expect(r.lines).toHaveLength(5);
+  });
+});
+
+describe('perf probe output', () => {
+  it('reads an added return event, with and without a module', () => {
+    const r = parsePerfProbe('Added new event:\n  probe:ext4_sync_file__return (on ext4_sync_file%return)\n\nYou can now use it in all perf tools, such as:\n\n\tperf record -e probe:ext4_sync_file__return -aR sleep 1\n');
+    expect(r.added).toBe(true);
+    expect(r.events.map((e) => [e.line, e.group, e.event, e.symbol, e.retprobe, e.module])).toEqual([[2, 'probe', 'ext4_sync_file__return', 'ext4_sync_file', true, undefined]]);
+    const l = parsePerfProbe('  probe:nfsd_dispatch__return (on nfsd_dispatch%return in nfsd)\n  probe:vfs_read (on vfs_read@fs/read_write.c)\n');
+    expect(l.events.map((e) => [e.event, e.retprobe, e.module])).toEqual([['nfsd_dispatch__return', true, 'nfsd'], ['vfs_read', false, undefined]]);
+  });
+
+  it('reads a missing symbol', () => {
+    const r = parsePerfProbe('Failed to find symbol foo_bar in kernel\n  Error: Failed to add events.\n');
+    expect(r.errors.map((e) => [e.line, e.notFound])).toEqual([[1, true], [2, false]]);
+  });
+});
+
+describe('bpftool prog show', () => {
+  it('reads recursion_misses and reads 0 where run stats are printed without it', () => {
+    const r = parseBpftoolProgs(
+      '87: tracing  name nvme_complete_rq  tag 2b3c4d5e6f708192  gpl  run_time_ns 981234 run_cnt 5123 recursion_misses 3\n\tloaded_at 2026-11-20T09:12:40+0000  uid 0\n\txlated 312B  jited 201B  memlock 4096B  map_ids 41\n88: kprobe  name ret_vfs_read  tag 0011223344556677  gpl  run_time_ns 100 run_cnt 9\n\tpids bpftrace(9120)\n89: kprobe  name other  tag 8899aabbccddeeff  gpl\n',
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.progs.map((p) => [p.id, p.type, p.name, p.runCnt, p.recursionMisses])).toEqual([
+      [87, 'tracing', 'nvme_complete_rq', 5123, 3],
+      [88, 'kprobe', 'ret_vfs_read', 9, 0],
+      [89, 'kprobe', 'other', undefined, undefined],
+    ]);
+  });
+});

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/index.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+let lex: Lexicon;
+beforeAll(async () => {
+  lex = await loadLexicon(path.join(root, 'rules'));
+});
+const read = (text: string) => extractWriteup(`${text}\n`, 'w.md', lex);
+
+describe('claims and what is not a claim', () => {
+  it.each([
+    ['a plain conclusion', 'nfsd_dispatch hangs under load.', 'function-stuck', undefined],
+    ['never returned', 'The third call never returned.', 'function-stuck', undefined],
+    ['a deadlock conclusion', 'The queue lock deadlocks against the reset worker.', 'deadlock', undefined],
+    ['no misses', 'No events were missed.', 'no-misses', undefined],
+    ['raised maxactive fixed it', 'Raising maxactive to 64 fixed the driver.', 'maxactive-fixed-driver', undefined],
+    ['a percentile', 'p99 is 180 us for reads.', 'latency-representative', undefined],
+    ['a question', 'Is nfsd_dispatch stuck?', 'function-stuck', 'question'],
+    ['a question without a mark', 'Could it be a deadlock', 'deadlock', 'question'],
+    ['a negation', 'This is not a deadlock.', 'deadlock', 'negated'],
+    ['a negation of stuck', 'nfsd_dispatch is not stuck.', 'function-stuck', 'negated'],
+    ['a retraction', 'A deadlock was ruled out by the lock stats.', 'deadlock', 'negated'],
+    ['someone else\'s hypothesis', 'Bob suggested that nfsd_dispatch deadlocks.', 'deadlock', 'attributed'],
+    ['a quotation', 'The ticket was titled "nfsd_dispatch never returns" by the reporter.', 'function-stuck', 'quoted'],
+    ['a hedge', 'It could be that nfsd_dispatch hangs.', 'function-stuck', 'hedged'],
+    ['another hedge', 'Maybe no events were missed.', 'no-misses', 'hedged'],
+  ])('%s', (_, sentence, kind, reason) => {
+    const x = read(sentence);
+    if (reason === undefined) {
+      expect(x.claims.map((c) => c.kind)).toContain(kind);
+      expect(x.claims.find((c) => c.kind === kind)!.line).toBe(1);
+    } else {
+      expect(x.claims.map((c) => c.kind)).not.toContain(kind);
+      expect(x.notClaims.map((n) => [n.kind, n.reason])).toContainEqual([kind, reason]);
+    }
+  });
+
+  it('reads no claims from block quotes or tables', () => {
+    const x = read('> nfsd_dispatch hangs.\n\n| a | b |\n|---|---|\n| it deadlocks | x |');
+    expect(x.claims).toEqual([]);
+  });
+});
+
+describe('sentence facts', () => {
+  it.each([
+    ['nmissed was 99 with maxactive 2.', [['counters.end.nmissed', 99], ['probe.maxactive.requested', 2]]],
+    ['We saw 410 entries but only 91 returns.', [['ledger.entries', 410], ['ledger.returns', 91]]],
+    ['The box has 8 possible CPUs and 16 worker threads.', [['kernel.possible_cpus', 8], ['concurrency.workers', 16]]],
+    ['cpu/possible reads 0-3,8-11.', [['kernel.possible_cpus', 8]]],
+    ['On kernel 6.12.95+deb12-amd64 we used bpftrace.', [['kernel.release', '6.12.95+deb12-amd64'], ['probe.interface', 'bpftrace']]],
+    ['p99 is 180 us.', [['latency.p99_ns', 180000], ['latency.reported', true], ['latency.from', 'admitted']]],
+    ['nmissed went from 0 to 28.', [['counters.start.nmissed', 0], ['counters.end.nmissed', 28]]],
+  ])('%s', (sentence, want) => {
+    const got = read(sentence).facts.map((f) => [f.path, f.value]);
+    for (const w of want) expect(got).toContainEqual(w);
+    expect(got.length).toBe(want.length);
+  });
+
+  it('takes no facts from a question or a hedged clause', () => {
+    expect(read('Was nmissed 99?').facts).toEqual([]);
+    expect(read('Maybe nmissed was 99.').facts).toEqual([]);
+  });
+
+  it('gives each fact its column', () => {
+    const f = read('Then nmissed was 99.').facts[0]!;
+    expect([f.line, f.col, f.value]).toEqual([1, 18, 99]);
+  });
+});
