@@ -184,6 +184,8 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   const eventsFrom = manifestOf('events')?.from;
   const defFrom = anyDef && anyDefPhase ? where(anyDefPhase, 'kprobe_events', anyDef.line) : undefined;
   if (returnEvent !== undefined) b.set('probe.interface', 'tracefs', defFrom ?? (opts.event !== undefined ? '--event' : eventsFrom));
+  // The return event's name, so a reader can check the counters come from its own line.
+  if (returnEvent !== undefined) b.set('probe.event', returnEvent, defFrom ?? (opts.event !== undefined ? '--event' : eventsFrom));
   const target = anyDef?.symbol ?? anyDef?.address ?? symbolHint;
   b.set('probe.target', target, defFrom ?? (opts.symbol !== undefined ? '--symbol' : manifestOf('symbol')?.from));
 
@@ -314,6 +316,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     b.set(`counters.${phase}.epoch`, epochOf(phase), epochFrom(phase));
     b.set(`counters.${phase}.nmissed`, row.misses, from);
     b.set(`counters.${phase}.hits`, row.hits, from);
+    if (returnEvent !== undefined) b.set('counters.event', returnEvent, from);
   };
   for (const phase of phases) counterSnapshot(phase);
   if (b.data.counters) b.set('counters.source', 'kprobe_profile', last ? `${last}/kprobe_profile` : undefined);
@@ -339,6 +342,8 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     const isMine = (name: string): boolean => bareEventName(name) === names.returnEvent || bareEventName(name) === names.entryEvent;
     const records = parsed.records.filter((r) => r.record.tsNs > cutoff && isMine(r.record.event));
     const bound = Number(lastFacts?.manifest.values.get('trace_lines')?.value ?? NaN);
+    // A raw observation: how many events the buffer overwrote ([LOST N EVENTS] markers).
+    b.set('ledger.lost_events', parsed.lost, parsed.lost > 0 ? `${last}/trace:${parsed.lostLine}` : `${last}/trace`);
     if (parsed.lost > 0) {
       problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${parsed.lost} events lost: record counts left unknown` });
     } else if (parsed.lines >= bound && !parsed.records.some((r) => r.record.tsNs <= cutoff)) {

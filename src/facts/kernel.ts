@@ -1,6 +1,18 @@
 import { countCpuList } from '../kernel/cpus.js';
-import { CHANGES, defaultPool, hasChange } from '../kernel/history.js';
+import { CHANGES, defaultPool, hasChange, type ChangeName } from '../kernel/history.js';
 import { num, str, type Derivation } from './derive.js';
+
+/** A fact of the release from the kernel model: true, false, or unknown where it cannot place it. */
+function releaseHas(name: string, change: ChangeName, section: string, description: string): Derivation {
+  return {
+    name, type: 'boolean', description, basis: `kernel-history.md ${section}, ${CHANGES[change].commit}`,
+    inputs: ['kernel.release'],
+    derive: (i) => {
+      const release = str(i, 'kernel.release');
+      return release === undefined ? undefined : hasChange(release, change);
+    },
+  };
+}
 
 /** What the kernel is: possible CPUs, and what its release says about counters and pools. */
 export const KERNEL: readonly Derivation[] = [
@@ -13,24 +25,10 @@ export const KERNEL: readonly Derivation[] = [
       return typeof pc === 'number' ? pc : typeof pc === 'string' ? countCpuList(pc) : undefined;
     },
   },
-  {
-    name: 'kernel.profile_sums_pool_misses', type: 'boolean', basis: `kernel-history.md §0, ${CHANGES.profileSumsPoolMisses.commit}`,
-    description: "kprobe_profile's miss column of a return event includes pool misses (5.17, stable 5.10.94/5.15.17/5.16.3); unknown for a release the model cannot place",
-    inputs: ['kernel.release'],
-    derive: (i) => (str(i, 'kernel.release') === undefined ? undefined : hasChange(str(i, 'kernel.release')!, 'profileSumsPoolMisses')),
-  },
-  {
-    name: 'kernel.bpf_link_reports_missed', type: 'boolean', basis: `kernel-history.md §3, ${CHANGES.bpfLinkMissed.commit}`,
-    description: 'a kprobe perf link or kprobe_multi link reports missed (6.7 and later)',
-    inputs: ['kernel.release'],
-    derive: (i) => (str(i, 'kernel.release') === undefined ? undefined : hasChange(str(i, 'kernel.release')!, 'bpfLinkMissed')),
-  },
-  {
-    name: 'kernel.fprobe_without_pool', type: 'boolean', basis: `kernel-history.md §4, ${CHANGES.fprobeWithoutPool.commit}`,
-    description: 'fprobe exits run on the function-graph shadow stack, with no instance pool (6.14 and later)',
-    inputs: ['kernel.release'],
-    derive: (i) => (str(i, 'kernel.release') === undefined ? undefined : hasChange(str(i, 'kernel.release')!, 'fprobeWithoutPool')),
-  },
+  releaseHas('kernel.profile_sums_pool_misses', 'profileSumsPoolMisses', '§0',
+    "kprobe_profile's miss column of a return event includes pool misses (5.17, stable 5.10.94/5.15.17/5.16.3); unknown for a release the model cannot place"),
+  releaseHas('kernel.bpf_link_reports_missed', 'bpfLinkMissed', '§3', 'a kprobe perf link or kprobe_multi link reports missed (6.7 and later)'),
+  releaseHas('kernel.fprobe_without_pool', 'fprobeWithoutPool', '§4', 'fprobe exits run on the function-graph shadow stack, with no instance pool (6.14 and later)'),
   {
     name: 'capacity.default_maxactive', type: 'number', basis: `kernel-history.md §2, ${CHANGES.defaultPoolUnconditional.commit}`,
     description: 'the pool a nonpositive maxactive gets on this kernel: max(10, 2 x possible CPUs) from 6.2 (6.1.3, 6.0.17) or with CONFIG_PREEMPTION, the CPU count before that without it',

@@ -37,6 +37,7 @@ export function markdownSection(v: CaseVerdict, hints: readonly Hint[] = []): st
     for (const f of v.findings) out.push(`- **${f.rule}**: ${f.explanation}${f.accepted !== undefined ? ` *Accepted: ${cell(f.accepted)}*` : ''}`);
     out.push('');
   }
+  if (v.not_applied?.length) out.push(`**Not applied until known:** ${v.not_applied.map((n) => `\`${n.rule}\` (${n.until.join(', ')})`).join('; ')}`, '');
   out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
   for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${c.because}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
   if (v.missing.length) out.push('', `**Missing:** ${v.missing.join(', ')}`);

@@ -75,6 +75,7 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
   const head = `${k.bold(v.id)}${v.title ? ` — ${v.title}` : ''}${v.file ? k.dim(`  (${v.file})`) : ''}`;
   out.push(head);
   let verdictLine = `  verdict   ${VERDICT_STYLE[v.verdict](k)(v.verdict)}`;
+  if (v.possible && v.possible.length > 1) verdictLine += k.dim(`  (still possible: ${v.possible.join(', ')})`);
   if (v.expected) verdictLine += v.expected.ok ? k.green('   (as expected)') : k.red(`   (NOT AS EXPECTED: ${v.expected.problems.join('; ')})`);
   out.push(verdictLine);
 
@@ -97,6 +98,10 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
       out.push(wrap(f.explanation, 100, '      '));
       out.push(k.dim(`      facts: ${factsLine(f)}`));
     }
+  }
+  if (v.not_applied?.length && opts.warnings !== false) {
+    out.push('  not applied until known');
+    for (const n of v.not_applied) out.push(wrap(`${n.rule}: ${n.until.join(', ')}`, 100, '    '));
   }
   out.push('  accounting');
   out.push(wrap(formatAccounting(v.accounting), 100, '    '));
