@@ -85,27 +85,22 @@ export function parseYaml(text: string, file: string, what: string): YamlFile {
  * does (the same patterns, the same conversions): js-yaml's own core schema also reads `0b11`,
  * `1_000` and other forms the positioned parser keeps as strings.
  */
-const scalar = (tag: string, forms: Array<[RegExp, (s: string) => unknown]>) =>
+const INT = /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/;
+const FLOAT = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/;
+const type = (tag: string, resolve: (s: string) => boolean, construct: (s: string) => unknown) =>
   // One type per tag: js-yaml keeps only the last type registered for a tag.
-  new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
-    kind: 'scalar',
-    resolve: (s: string | null) => forms.some(([re]) => re.test(s ?? '')),
-    construct: (s: string | null) => forms.find(([re]) => re.test(s ?? ''))![1](s ?? ''),
-  });
+  new jsYaml.Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve: (s: string | null) => resolve(s ?? ''), construct: (s: string | null) => construct(s ?? '') });
 const SAME_AS_YAML_CORE = jsYaml.FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalar('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-    scalar('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
-    scalar('int', [
-      [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
-      [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
-      [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
-    ]),
-    scalar('float', [
-      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity)],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
-    ]),
+    type('null', (s) => s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL', () => null),
+    type('bool', (s) => s === 'true' || s === 'True' || s === 'TRUE' || s === 'false' || s === 'False' || s === 'FALSE', (s) => s[0] === 't' || s[0] === 'T'),
+    type('int', (s) => INT.test(s), (s) => (s[1] === 'o' ? parseInt(s.substring(2), 8) : s[1] === 'x' ? parseInt(s.substring(2), 16) : parseInt(s, 10))),
+    type('float', (s) => FLOAT.test(s), (s) => {
+      const tail = s.slice(-3).toLowerCase();
+      if (tail === 'nan') return NaN;
+      if (tail === 'inf') return s[0] === '-' ? -Infinity : Infinity;
+      return parseFloat(s);
+    }),
   ],
 });
 
@@ -119,7 +114,19 @@ const SAME_AS_YAML_CORE = jsYaml.FAILSAFE_SCHEMA.extend({
  * null (js-yaml names them "null", the yaml library ""), a comment glued to a quote, a bracket or
  * a comma, carriage returns not followed by a newline, control characters, and the byte order mark.
  */
-const FAST_PATH_DECLINES = /(^|[\s[{,:-])[&*!][^\s]|^%|(?:^|[\s\-[{,])\?(?:\s|$)|[{,][ \t]*[{[]|[}\]][ \t]*:(?:[ \t]|$)|(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$|(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)|["'\]}[{,]#|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m;
+// One pattern each: an alternation of them all is twice as slow as testing them in turn.
+const FAST_PATH_DECLINES: RegExp[] = [
+  /(^|[\s[{,:-])[&*!][^\s]/m,
+  /^%/m,
+  /(?:^|[\s\-[{,])\?(?:\s|$)/m,
+  /[{,][ \t]*[{[]/m,
+  /[}\]][ \t]*:(?:[ \t]|$)/m,
+  /(?:^|[:\-,[{][ \t]+)'(?:[^'\n]|'')*$/m,
+  /(?:^|[\s{,\-[])(?:~|[Nn]ull|NULL)?[ \t]*:(?:[ \t,\]}]|$)/m,
+  /["'\]}[{,]#/m,
+  /\r(?!\n)/m,
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/m,
+];
 
 /**
  * Some line ends inside a double-quoted string (escapes followed) or with more flow brackets
@@ -153,7 +160,7 @@ function goesOnPastItsLine(text: string): boolean {
  */
 export function parseYamlFast(text: string, what: string, file: string): unknown {
   checkSize(text, file, what);
-  if (FAST_PATH_DECLINES.test(text) || goesOnPastItsLine(text)) return undefined;
+  if (FAST_PATH_DECLINES.some((re) => re.test(text)) || goesOnPastItsLine(text)) return undefined;
   try {
     return jsYaml.load(text, { schema: SAME_AS_YAML_CORE, json: false });
   } catch {
