@@ -15,6 +15,7 @@ need() {
 need busybox busybox-static
 need dash dash
 need tmux tmux
+need chromium chromium
 
 if [ -z "$missing" ]; then
   echo "install-test-deps: nothing to install"
