@@ -8,6 +8,7 @@ import { caseCommand } from './case.js';
 import { ledgerCommand } from './ledger.js';
 import { capacityCommand } from './capacity.js';
 import { triageCommand } from './triage.js';
+import { reportCommand } from './report.js';
 
 /** Every subcommand, in the order `--help` lists them. One line each; each module owns its command. */
 export const commands: Array<(ctx: CommandContext) => Command> = [
@@ -19,4 +20,5 @@ export const commands: Array<(ctx: CommandContext) => Command> = [
   ledgerCommand,
   capacityCommand,
   triageCommand,
+  reportCommand,
 ];

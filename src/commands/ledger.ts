@@ -8,6 +8,7 @@ import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
+import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 
 export interface LedgerCommandOptions {
@@ -23,6 +24,8 @@ export interface LedgerCommandOptions {
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json';
+  /** Taps for the investigation report's pictures (not a command-line option). */
+  observe?: LedgerObserver;
 }
 
 /** Open the trace: a file, or stdin for `-`. A missing file is an InputError, not a crash. */
@@ -57,6 +60,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       captureStartNs: o.captureStartNs,
       captureStopNs: o.captureStopNs,
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
+      observe: o.observe,
       onProgress: bar?.update,
     });
   } finally {

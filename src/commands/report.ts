@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import type { CommandContext } from '../cli.js';
+import { applyCaseUpdates, loadCase } from '../case/load.js';
+import type { LoadedCase } from '../case/parse.js';
+import { InputError } from '../errors.js';
+import { caseFacts } from '../facts/facts.js';
+import { requireDirectory, writeFileAtomic } from '../fsutil.js';
+import { evaluateCase, loadRules } from '../index.js';
+import { caseUpdates, ledgerJson } from '../ledger/format.js';
+import type { TraceFormat } from '../ledger/read.js';
+import { toVerdictJson } from '../report/json.js';
+import { investigationDocument, type InvestigationInput, type LedgerPart } from '../report/investigation/document.js';
+import { formatInvestigationHtml } from '../report/investigation/html.js';
+import { formatInvestigationMarkdown } from '../report/investigation/markdown.js';
+import { ReportObserver } from '../report/investigation/observe.js';
+import { intArg } from './args.js';
+import { runLedger } from './ledger.js';
+
+export interface ReportOptions {
+  ops?: string;
+  trace?: string;
+  entryEvent?: string;
+  returnEvent?: string;
+  input?: TraceFormat | 'auto';
+  entrySemantics?: 'instance' | 'event';
+  nmissedDelta?: number;
+  maxactive?: number;
+  captureStartNs?: number;
+  captureStopNs?: number;
+  output?: string;
+  format?: 'html' | 'markdown';
+  rules?: string;
+}
+
+/** Histogram bins per power of two in the picture (a divisor of the ledger histogram's 64). */
+const BINS_PER_OCTAVE = 4;
+
+/**
+ * The one place an investigation is loaded from a path. Today: a case file. A write-up loader
+ * plugs in here (by extension) and returns the case it extracts.
+ */
+export async function loadReportSubject(file: string, shownAs: string): Promise<LoadedCase> {
+  if (/\.(md|markdown)$/i.test(file)) {
+    throw new InputError({ file: shownAs }, 'a case file (kretprobe-case/v1 YAML); reports from Markdown write-ups need the write-up loader', 'a Markdown file');
+  }
+  return loadCase(file);
+}
+
+/** Build the report's input: the case (with the ledger's results applied), its verdict and the ledger pass. */
+export async function investigationInput(ctx: CommandContext, caseArg: string, o: ReportOptions): Promise<InvestigationInput> {
+  const file = path.resolve(ctx.io.cwd, caseArg);
+  let loaded = await loadReportSubject(file, caseArg);
+  let ledger: LedgerPart | undefined;
+  let ledgerFields: string[] | undefined;
+  if (o.trace !== undefined) {
+    const observe = new ReportObserver();
+    const { view, report } = await runLedger(ctx, { ...o, trace: o.trace, case: caseArg, format: 'json', observe });
+    // As `ledger --case` would write them, but in memory: the user's case file is not touched.
+    const updates = caseUpdates(report);
+    ledgerFields = Object.keys(updates);
+    loaded = applyCaseUpdates(loaded.text, loaded.file, updates);
+    ledger = { view, json: ledgerJson(view), series: observe.series.data(), bins: observe.histogram.bins(BINS_PER_OCTAVE), epochCounters: observe.epochCounters() };
+  } else if (o.ops !== undefined) {
+    throw new InputError({}, '--trace with --ops (the probe records to hold the operations against)', 'only --ops');
+  }
+  const rules = await loadRules(o.rules);
+  const verdict = await evaluateCase(loaded, rules);
+  verdict.file = caseArg;
+  return { file: caseArg, case: loaded.data, facts: caseFacts(loaded.data), verdict, verdictJson: toVerdictJson(verdict), ledger, ledgerFields };
+}
+
+function formatOf(o: ReportOptions): 'html' | 'markdown' {
+  if (o.format !== undefined) return o.format;
+  return o.output !== undefined && /\.(md|markdown)$/i.test(o.output) ? 'markdown' : 'html';
+}
+
+/** `kretprobe-triage report`: one investigation as a self-contained HTML page or Markdown with SVG files. */
+export function reportCommand(ctx: CommandContext): Command {
+  return new Command('report')
+    .description('Write the report of one investigation: verdict and reasoning, configuration, concurrency model, counter deltas, handler constraints, correlation method, the accounting identity and latency with its coverage, with pictures')
+    .argument('<case>', 'the case file of the investigation')
+    .option('--ops <file>', 'ops.jsonl: the independent record of test operations (with --trace)')
+    .option('--trace <file>', 'probe records (trace text, perf script or probe.jsonl) for the in-flight and duration pictures')
+    .option('--entry-event <name>', 'name of the entry event in trace text')
+    .option('--return-event <name>', 'name of the return event in trace text')
+    .addOption(new Option('--input <format>', 'probe record format').choices(['auto', 'jsonl', 'trace-text', 'perf-script']).default('auto'))
+    .addOption(new Option('--entry-semantics <kind>', 'what an entry record means (default from the format)').choices(['instance', 'event']))
+    .option('--nmissed-delta <n>', 'the miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
+    .option('--maxactive <n>', 'the effective maxactive (overrides the case)', intArg('--maxactive', 1))
+    .option('--capture-start-ns <ns>', 'when capture started', intArg('--capture-start-ns', 0))
+    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
+    .option('-o, --output <file>', 'write here, atomically: .html (default) or .md (the pictures are written beside it as .svg files)')
+    .addOption(new Option('--format <format>', 'html or markdown (default: from the -o extension)').choices(['html', 'markdown']))
+    .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
+    .action(async (caseArg: string, o: ReportOptions) => {
+      const format = formatOf(o);
+      if (format === 'markdown' && o.output === undefined) throw new InputError({}, '-o report.md for Markdown (its pictures are written beside it)', 'no -o');
+      // Before the (possibly long) ledger pass: a bad output path fails at once.
+      if (o.output !== undefined) await requireDirectory(path.dirname(path.resolve(ctx.io.cwd, o.output)), 'an existing directory for -o');
+      const doc = investigationDocument(await investigationInput(ctx, caseArg, o));
+      if (format === 'html') {
+        const html = formatInvestigationHtml(doc);
+        if (o.output === undefined) ctx.io.stdout(html);
+        else await writeFileAtomic(path.resolve(ctx.io.cwd, o.output), html);
+      } else {
+        const out = path.resolve(ctx.io.cwd, o.output!);
+        const stem = path.basename(out).replace(/\.(md|markdown)$/i, '');
+        const md = formatInvestigationMarkdown(doc, stem);
+        // Pictures first: the Markdown never points at a file that is not there yet.
+        for (const f of md.files) await writeFileAtomic(path.join(path.dirname(out), f.name), f.svg);
+        await writeFileAtomic(out, md.markdown);
+      }
+      if (o.output !== undefined) ctx.io.stderr(`wrote ${o.output}\n`);
+      ctx.exit(0);
+    });
+}
