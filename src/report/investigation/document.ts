@@ -108,7 +108,7 @@ const row = (...cells: Array<Inline | Inline[]>): Inline[][] => cells.map((c) =>
 function fromOf(input: InvestigationInput, dotted: string): Inline {
   if (input.ledgerFields?.includes(dotted)) return 'this ledger pass';
   const p = input.case.provenance?.[dotted];
-  return p === undefined ? 'case file' : { code: p };
+  return p === undefined ? 'case file' : { k: `case:${ptr('provenance', dotted)}`, v: p };
 }
 
 export function investigationDocument(input: InvestigationInput): InvestigationDocument {
@@ -180,9 +180,9 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const rows = fields.map(([k, label]) => row(label, R.case(k), fromOf(input, k)));
     const eff = caseInputs(c).effectiveMaxactive;
     rows.push(row({ strong: ['maxactive in force'] }, { strong: [R.fact('capacity.effective_maxactive')] }, eff ? eff.from : 'unknown: read the effective value back'));
-    rows.push(row('kernel default for this machine', R.fact('capacity.default_maxactive'), 'max(10, 2 × possible CPUs), kernel-facts.md §1'));
+    rows.push(row('kernel default for this machine', R.fact('capacity.default_maxactive'), 'the larger of ten and twice the possible CPUs (kernel-facts.md)'));
     rows.push(row('pool sized from the default', R.fact('capacity.uses_default'), 'concurrency.capacity_basis'));
-    rows.push(row('request refused by the interface', R.fact('capacity.request_rejected'), 'kernel-facts.md §6'));
+    rows.push(row('request refused by the interface', R.fact('capacity.request_rejected'), 'kernel-facts.md (tracefs limits)'));
     const scope: Array<[string, string]> = [
       ['coverage.blacklisted', 'on the kprobe blacklist'],
       ['coverage.inlined_call_sites', 'inlined call sites'],
@@ -233,6 +233,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
           stopNs: r.window.stopNs,
           misses: miss?.rises ?? [],
           missDelta: R.ledger('/counters/nmissedDelta'),
+          bucket: R.observed('/series/widthNs', L.series.widthNs, 'ns'),
         }),
       });
       blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), ' (the ledger high-water mark: ', R.ledger('/highWater/value'), ').'] });
@@ -286,7 +287,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
   {
     const rows: Inline[][][] = [
       row('how entry and return are bound', R.case('ledger.identity'), fromOf(input, 'ledger.identity')),
-      row('per-instance data (data_size > 0)', R.case('probe.per_instance_data'), fromOf(input, 'probe.per_instance_data')),
+      row('per-instance data (a nonzero data_size)', R.case('probe.per_instance_data'), fromOf(input, 'probe.per_instance_data')),
       row('pairs that could not be bound unambiguously', R.case('ledger.ambiguous_pairs'), fromOf(input, 'ledger.ambiguous_pairs')),
       row('probe records matching no operation', R.case('ledger.foreign_records'), fromOf(input, 'ledger.foreign_records')),
       row('owned workload drained before deciding', R.case('ledger.workload_quiesced'), fromOf(input, 'ledger.workload_quiesced')),
@@ -407,7 +408,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
 
   // 9. Inputs.
   {
-    const rows: Inline[][][] = [row('case file', { code: input.file }), row('case id', R.verdict('/id'))];
+    const rows: Inline[][][] = [row('case file', R.verdict('/file')), row('case id', R.verdict('/id'))];
     if (L) {
       rows.push(row('operations ledger', R.ledger('/ops')), row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
       rows.push(row('trace lines', R.ledger('/lines/trace')), row('ops lines', R.ledger('/lines/ops')), row('events lost by the ring buffer', R.ledger('/lost/events')), row('input warnings', R.ledger('/problems/count')));

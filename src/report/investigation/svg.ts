@@ -41,6 +41,8 @@ export interface InFlightPicture {
   misses: Array<{ tsNs: number; by: number }>;
   /** The miss-counter delta of the epoch, when known (shown when no snapshot times are). */
   missDelta: Ref | undefined;
+  /** The bucket width, as a value of the report's own pass. */
+  bucket: Ref;
 }
 
 /** In-flight calls over time against the maxactive line, with the pool-full stretches, misses and capture stop marked. */
@@ -136,11 +138,11 @@ export function inFlightSvg(p: InFlightPicture): string {
     out.push(`<path class="miss" d="M${r1(x)} ${T}l-5 -9h10z" fill="#b00020"/>`);
   }
   const legend: string[] = [
-    `<rect x="${L}" y="8" width="12" height="12" fill="#2b5d9b"/><text x="${L + 16}" y="18">${esc(p.counted)} (min–max per bucket of ${esc(formatNs(s.widthNs))})</text>`,
+    `<rect x="${L}" y="8" width="12" height="12" fill="#2b5d9b"/><text x="${L + 16}" y="18">${esc(p.counted)} (min–max per bucket of ${vspan(p.bucket)})</text>`,
   ];
   if (cap !== undefined) legend.push(`<rect x="${L}" y="24" width="12" height="12" fill="#fbe3e3" stroke="${GRID}"/><text x="${L + 16}" y="34">pool full${p.series.peak > cap ? ' (darker: more calls than the pool holds, so some were missed)' : ''}</text>`);
   const missText = p.misses.length
-    ? `▼ miss counter rose (${p.misses.length} snapshot${p.misses.length > 1 ? 's' : ''})`
+    ? `▼ snapshots at which the miss counter had risen; rise in the epoch: ${p.missDelta !== undefined ? vspan(p.missDelta) : 'unknown'}`
     : p.missDelta !== undefined ? `miss counter rise in the epoch: ${vspan(p.missDelta)} (no snapshot times)` : 'miss counter: unknown';
   legend.push(`<text x="${L}" y="50" fill="#b00020">${missText}</text>`);
   out.push(...legend);
@@ -167,12 +169,14 @@ export function histogramSvg(p: HistogramPicture): string {
   const out: string[] = [svgOpen(W, H, 'Duration distribution with its coverage', `durations of ${p.from}, log time axis, with the coverage they were computed from`)];
   const marks = p.marks.filter((m) => typeof m.ref.v === 'number' && (m.ref.v as number) > 0);
   // At least a decade either side of the data, so a narrow distribution still has an axis.
-  const lo = Math.max(1, Math.min(...p.bins.map((b) => Math.max(1, b.loNs)), ...marks.map((m) => m.ref.v as number)) / 4);
-  const hi = Math.max(lo * 10, ...p.bins.map((b) => b.hiNs * 4), ...marks.map((m) => (m.ref.v as number) * 4));
+  const data = [...p.bins.filter((b) => b.count > 0).flatMap((b) => [Math.max(1, b.loNs), b.hiNs]), ...marks.map((m) => m.ref.v as number)];
+  // Nothing to show: an axis from 1 µs to 1 s.
+  const lo = data.length ? Math.max(1, data.reduce((m, x) => Math.min(m, x), Infinity) / 4) : 1e3;
+  const hi = data.length ? Math.max(lo * 10, data.reduce((m, x) => Math.max(m, x), 0) * 4) : 1e9;
   const a = Math.log10(lo);
   const z = Math.log10(hi);
   const X = (ns: number): number => L + ((Math.log10(Math.max(ns, lo)) - a) / (z - a || 1)) * (W - L - R);
-  const top = Math.max(1, ...p.bins.map((b) => b.count));
+  const top = p.bins.reduce((m, b) => Math.max(m, b.count), 1);
   const Y = (n: number): number => H - B - (n / top) * (H - T - B);
 
   const decades = Math.floor(z) - Math.ceil(a) + 1;
@@ -202,7 +206,7 @@ export function histogramSvg(p: HistogramPicture): string {
   marks.forEach((m, i) => {
     const x = X(m.ref.v as number);
     out.push(`<line class="mark" x1="${r1(x)}" x2="${r1(x)}" y1="${T - 4}" y2="${H - B}" stroke="${INK}" stroke-width="1.2" stroke-dasharray="${i % 2 ? '2 2' : '5 3'}"/>`);
-    out.push(`<text x="${r1(Math.min(x + 3, W - R - 40))}" y="${T + 10 + (i % 4) * 13}">${esc(m.label)} ${vspan(m.ref)}</text>`);
+    out.push(`<text x="${r1(Math.min(x + 3, W - R - 40))}" y="${T + 10 + (i % 4) * 13}" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(m.label)} ${vspan(m.ref)}</text>`);
   });
   const cov = p.coverage.map((c) => `${esc(c.label)} ${vspan(c.ref)}`).join(' · ');
   out.push(`<text class="coverage" x="${L}" y="18" font-weight="bold">coverage: ${cov}</text>`);
