@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCase } from '../../src/index.js';
 import { caseFacts } from '../../src/facts/facts.js';
 import { pointer, SECTION_IDS } from '../../src/report/investigation/document.js';
-import { refText } from '../../src/report/investigation/values.js';
+import { refText, type Unit } from '../../src/report/investigation/values.js';
 import { generatedCase } from '../../scripts/report-case.js';
 import type { Truth } from '../../scripts/gen-trace.js';
 import { cli, ROOT } from '../cli/helpers.js';
@@ -82,7 +82,7 @@ async function checkInBrowser(name: string, htmlFile: string, src: Sources): Pro
   expect(await page.locator('figure svg').count()).toBe(3);
   for (const fig of ['inflight', 'durations', 'identity']) expect(await page.locator(`#fig-${fig} svg`).isVisible(), fig).toBe(true);
 
-  const refs = await page.$$eval('[data-k]', (els) => els.map((e) => ({ k: e.getAttribute('data-k')!, v: e.getAttribute('data-v'), nul: e.getAttribute('data-null'), text: e.textContent ?? '' })));
+  const refs = await page.$$eval('[data-k]', (els) => els.map((e) => ({ k: e.getAttribute('data-k')!, unit: e.getAttribute('data-unit'), v: e.getAttribute('data-v'), nul: e.getAttribute('data-null'), text: e.textContent ?? '' })));
   for (const r of refs) {
     const i = r.k.indexOf(':');
     const source = r.k.slice(0, i);
@@ -94,7 +94,7 @@ async function checkInBrowser(name: string, htmlFile: string, src: Sources): Pro
     const v = source === 'verdict' ? pointer(src.verdict, p) : source === 'ledger' ? pointer(src.ledger, p) : source === 'case' ? pointer(src.case, p) : source === 'fact' ? src.facts.get(p) : Symbol(source);
     expect(typeof v, `${r.k}: unknown source`).not.toBe('symbol');
     if (r.v !== null) expect(Number(r.v), r.k).toBe(v);
-    expect(r.text, r.k).toBe(refText(v, r.v !== null ? 'ns' : undefined, r.nul ?? undefined));
+    expect(r.text, r.k).toBe(refText(v, (r.unit ?? undefined) as Unit | undefined, r.nul ?? undefined));
   }
   // Every other digit on the page is an axis tick: nothing shown is a number without a source.
   const stray = await page.evaluate(() => {

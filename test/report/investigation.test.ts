@@ -11,7 +11,7 @@ import { formatInvestigationHtml } from '../../src/report/investigation/html.js'
 import { formatInvestigationMarkdown } from '../../src/report/investigation/markdown.js';
 import { InFlightSeries, ReportObserver } from '../../src/report/investigation/observe.js';
 import { identityBarSvg, inFlightSvg } from '../../src/report/investigation/svg.js';
-import { refText } from '../../src/report/investigation/values.js';
+import { refText, type Unit } from '../../src/report/investigation/values.js';
 import { cli, ROOT } from '../cli/helpers.js';
 
 const FIX = 'test/fixtures/ledger';
@@ -29,11 +29,12 @@ function mulberry(seed: number): () => number {
 }
 
 /** Every `data-k` element of an HTML or SVG text: key, raw value (data-v), null text and shown text. */
-function refsOf(html: string): Array<{ k: string; v?: string; nul?: string; text: string }> {
-  const out: Array<{ k: string; v?: string; nul?: string; text: string }> = [];
+type Shown = { k: string; unit?: Unit; v?: string; nul?: string; text: string };
+function refsOf(html: string): Shown[] {
+  const out: Shown[] = [];
   const unesc = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-  for (const m of html.matchAll(/<(?:span|tspan)(?: class="v")? data-k="([^"]*)"(?: data-v="([^"]*)")?(?: data-null="([^"]*)")?>([^<]*)</g)) {
-    out.push({ k: unesc(m[1]!), ...(m[2] !== undefined ? { v: m[2] } : {}), ...(m[3] !== undefined ? { nul: unesc(m[3]) } : {}), text: unesc(m[4]!) });
+  for (const m of html.matchAll(/<(?:span|tspan)(?: class="v")? data-k="([^"]*)"(?: data-unit="([^"]*)" data-v="([^"]*)")?(?: data-null="([^"]*)")?>([^<]*)</g)) {
+    out.push({ k: unesc(m[1]!), ...(m[3] !== undefined ? { unit: m[2] as Unit, v: m[3] } : {}), ...(m[4] !== undefined ? { nul: unesc(m[4]) } : {}), text: unesc(m[5]!) });
   }
   return out;
 }
@@ -157,7 +158,7 @@ describe('report document', () => {
       const v = src === 'verdict' ? pointer(input.verdictJson, p) : src === 'case' ? pointer(input.case, p) : src === 'fact' ? input.facts.values.get(p) : Symbol('unknown source');
       expect(typeof v, r.k).not.toBe('symbol');
       if (r.v !== undefined) expect(Number(r.v), r.k).toBe(v);
-      expect(r.text, r.k).toBe(refText(v, r.v !== undefined ? 'ns' : undefined, r.nul));
+      expect(r.text, r.k).toBe(refText(v, r.unit, r.nul));
     }
   });
 

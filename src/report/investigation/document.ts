@@ -5,7 +5,7 @@ import type { LedgerView } from '../../ledger/format.js';
 import { OBSERVER_ORDER, type CaseVerdict } from '../../verdict/verdict.js';
 import type { EpochCounter, InFlightSeriesData } from './observe.js';
 import { histogramSvg, identityBarSvg, inFlightSvg, type IdentityTerm } from './svg.js';
-import type { Ref } from './values.js';
+import type { Ref, Unit } from './values.js';
 
 /**
  * The investigation report as a small document (sections of paragraphs, tables and figures),
@@ -82,22 +82,22 @@ export const ptr = (...parts: Array<string | number>): string => parts.map((p) =
 /** Sources of values, each read through one function so that every shown value has a key. */
 class Refs {
   constructor(private readonly input: InvestigationInput) {}
-  verdict(p: string, unit?: 'ns'): Ref {
+  verdict(p: string, unit?: Unit): Ref {
     return { k: `verdict:${p}`, v: pointer(this.input.verdictJson, p), unit };
   }
   /** A case field by its dotted path. */
-  case(dotted: string, unit?: 'ns'): Ref {
+  case(dotted: string, unit?: Unit): Ref {
     const p = ptr(...dotted.split('.'));
     // case-format.md: a null target_module means the symbol is built into vmlinux.
     return { k: `case:${p}`, v: pointer(this.input.case, p), unit, ...(dotted === 'probe.target_module' ? { nullAs: 'vmlinux' } : {}) };
   }
-  fact(name: string, unit?: 'ns'): Ref {
+  fact(name: string, unit?: Unit): Ref {
     return { k: `fact:${name}`, v: this.input.facts.values.get(name), unit };
   }
-  ledger(p: string, unit?: 'ns'): Ref {
+  ledger(p: string, unit?: Unit): Ref {
     return { k: `ledger:${p}`, v: pointer(this.input.ledger?.json, p), unit };
   }
-  observed(p: string, v: unknown, unit?: 'ns'): Ref {
+  observed(p: string, v: unknown, unit?: Unit): Ref {
     return { k: `observed:${p}`, v, unit };
   }
 }
@@ -127,7 +127,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     steps.forEach((step) => {
       const fired = v.findings.map((f, i) => ({ f, i })).filter((x) => x.f.verdict === step);
       const open = v.undecided.filter((u) => u.verdict === step);
-      const status = fired.length ? 'established' : open.length ? 'open (unknown facts)' : 'excluded (no rule fired)';
+      const status = fired.length ? (step === v.verdict ? 'established: the verdict' : 'established') : open.length ? 'open (unknown facts)' : 'excluded (no rule fired)';
       const because: Inline[] = fired.length
         ? fired.flatMap((x, j) => [...(j ? ['; '] : []), R.verdict(ptr('findings', x.i, 'rule'))])
         : open.length ? ['needs ', [...new Set(open.flatMap((u) => u.needs))].join(', ')] : ['—'];
@@ -390,7 +390,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
           ['max', R.case('latency.max_ns', 'ns')],
         ];
     const from = useLedger ? (L!.view.report.result.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs') : 'the case (latency.from)';
-    blocks.push({ t: 'p', c: useLedger ? ['Durations of ', from, ' (percentiles within ±', R.ledger('/durations/relativeError'), ' relative).'] : ['Durations as the case reports them, from ', R.case('latency.from'), ' calls; coverage reported with them: ', R.case('latency.coverage_reported'), '.'] });
+    blocks.push({ t: 'p', c: useLedger ? ['Durations of ', from, ' (percentiles within ±', R.ledger('/durations/relativeError', 'ratio'), ' relative).'] : ['Durations as the case reports them, from ', R.case('latency.from'), ' calls; coverage reported with them: ', R.case('latency.coverage_reported'), '.'] });
     blocks.push({ t: 'table', head: ['figure', 'value', 'coverage (what it is computed over)'], rows: figures.map(([label, ref]) => row(label, ref, covCell)) });
     if (L) {
       const w = L.view.report.result.ops ? (L.json.coverage_warnings as string[]) : [];

@@ -7,20 +7,23 @@ import { formatNs } from '../../ledger/format.js';
  * The HTML carries the key as `data-k` so that a reader (or a test) can check every figure
  * against the JSON it was taken from.
  */
+export type Unit = 'ns' | 'ratio';
+
 export interface Ref {
   k: string;
   v: unknown;
-  /** `ns`: shown as a human duration, the raw value kept in `data-v`. */
-  unit?: 'ns' | undefined;
+  /** `ns`: shown as a human duration; `ratio`: as a percentage. The raw value is kept in `data-v`. */
+  unit?: Unit | undefined;
   /** What null means here when it is not "unknown" (probe.target_module: vmlinux; a finding's verdict: a warning). */
   nullAs?: string | undefined;
 }
 
 /** How a value reads in the report (the browser test formats the JSON with the same function). */
-export function refText(v: unknown, unit?: 'ns', nullAs?: string): string {
+export function refText(v: unknown, unit?: Unit, nullAs?: string): string {
   if (v === null && nullAs !== undefined) return nullAs;
   if (v === undefined || v === null || v === 'unknown') return 'unknown';
   if (unit === 'ns' && typeof v === 'number') return formatNs(v);
+  if (unit === 'ratio' && typeof v === 'number') return `${(v * 100).toFixed(2)} %`;
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (Array.isArray(v)) return v.length ? v.map((x) => refText(x)).join(', ') : 'none';
   if (typeof v === 'object') return JSON.stringify(v);
@@ -37,7 +40,7 @@ export const shown = (r: Ref): string => refText(r.v, r.unit, r.nullAs);
 
 /** The attributes that tie an element to its source value. */
 export function refAttrs(r: Ref): string {
-  const raw = r.unit === 'ns' && typeof r.v === 'number' ? ` data-v="${r.v}"` : '';
+  const raw = r.unit !== undefined && typeof r.v === 'number' ? ` data-unit="${r.unit}" data-v="${r.v}"` : '';
   const nul = r.nullAs !== undefined ? ` data-null="${esc(r.nullAs)}"` : '';
   return ` data-k="${esc(r.k)}"${raw}${nul}`;
 }
