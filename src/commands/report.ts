@@ -14,8 +14,7 @@ import { investigationDocument, type InvestigationInput, type LedgerPart } from 
 import { formatInvestigationHtml } from '../report/investigation/html.js';
 import { formatInvestigationMarkdown } from '../report/investigation/markdown.js';
 import { ReportObserver } from '../report/investigation/observe.js';
-import { intArg } from './args.js';
-import { runLedger } from './ledger.js';
+import { runLedger, withTraceReadingOptions } from './ledger.js';
 
 export interface ReportOptions {
   ops?: string;
@@ -77,19 +76,11 @@ function formatOf(o: ReportOptions): 'html' | 'markdown' {
 
 /** `kretprobe-triage report`: one investigation as a self-contained HTML page or Markdown with SVG files. */
 export function reportCommand(ctx: CommandContext): Command {
-  return new Command('report')
+  return withTraceReadingOptions(new Command('report')
     .description('Write the report of one investigation: verdict and reasoning, configuration, concurrency model, counter deltas, handler constraints, correlation method, the accounting identity and latency with its coverage, with pictures')
     .argument('<case>', 'the case file of the investigation')
     .option('--ops <file>', 'ops.jsonl: the independent record of test operations (with --trace)')
-    .option('--trace <file>', 'probe records (trace text, perf script or probe.jsonl) for the in-flight and duration pictures')
-    .option('--entry-event <name>', 'name of the entry event in trace text')
-    .option('--return-event <name>', 'name of the return event in trace text')
-    .addOption(new Option('--input <format>', 'probe record format').choices(['auto', 'jsonl', 'trace-text', 'perf-script']).default('auto'))
-    .addOption(new Option('--entry-semantics <kind>', 'what an entry record means (default from the format)').choices(['instance', 'event']))
-    .option('--nmissed-delta <n>', 'the miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
-    .option('--maxactive <n>', 'the effective maxactive (overrides the case)', intArg('--maxactive', 1))
-    .option('--capture-start-ns <ns>', 'when capture started', intArg('--capture-start-ns', 0))
-    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
+    .option('--trace <file>', 'probe records (trace text, perf script or probe.jsonl) for the in-flight and duration pictures'))
     .option('-o, --output <file>', 'write here, atomically: .html (default) or .md (the pictures are written beside it as .svg files)')
     .addOption(new Option('--format <format>', 'html or markdown (default: from the -o extension)').choices(['html', 'markdown']))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')

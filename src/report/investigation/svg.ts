@@ -140,7 +140,7 @@ export function inFlightSvg(p: InFlightPicture): string {
   const legend: string[] = [
     `<rect x="${L}" y="8" width="12" height="12" fill="#2b5d9b"/><text x="${L + 16}" y="18">${esc(p.counted)} (min–max per bucket of ${vspan(p.bucket)})</text>`,
   ];
-  if (cap !== undefined) legend.push(`<rect x="${L}" y="24" width="12" height="12" fill="#fbe3e3" stroke="${GRID}"/><text x="${L + 16}" y="34">pool full${p.series.peak > cap ? ' (darker: more calls than the pool holds, so some were missed)' : ''}</text>`);
+  if (cap !== undefined) legend.push(`<rect x="${L}" y="24" width="12" height="12" fill="${p.series.peak > cap ? '#f4b6b6' : '#fbe3e3'}" stroke="${GRID}"/><text x="${L + 16}" y="34">pool full${p.series.peak > cap ? ' (darker: more calls than the pool holds, so some were missed)' : ''}</text>`);
   const missText = p.misses.length
     ? `▼ snapshots at which the miss counter had risen; rise in the epoch: ${p.missDelta !== undefined ? vspan(p.missDelta) : 'unknown'}`
     : p.missDelta !== undefined ? `miss counter rise in the epoch: ${vspan(p.missDelta)} (no snapshot times)` : 'miss counter: unknown';
