@@ -162,6 +162,15 @@ describe('report document', () => {
     }
   });
 
+  it('shows the demand high-water (concurrency.observed_demand_high_water) beside the accepted one when the case has it', () => {
+    const c = structuredClone(input.case) as Record<string, Record<string, unknown>>;
+    c.concurrency = { ...c.concurrency, observed_demand_high_water: 5, observed_demand_high_water_at_ns: 4010550000 };
+    const refs = refsOf(formatInvestigationHtml(investigationDocument({ ...input, case: c as unknown as InvestigationInput['case'] })));
+    expect(refs.find((r) => r.k === 'case:/concurrency/observed_demand_high_water')?.text).toBe('5');
+    expect(refs.find((r) => r.k === 'case:/concurrency/observed_demand_high_water_at_ns')?.text).toBe('4010550000');
+    expect(refs.find((r) => r.k === 'case:/concurrency/observed_high_water')?.text).toBe(String(input.case.concurrency?.observed_high_water));
+  });
+
   it('Markdown carries the same sections and values, pictures as files', () => {
     const doc = investigationDocument(input);
     const md = formatInvestigationMarkdown(doc, 'report');
