@@ -133,19 +133,20 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
         : open.length ? ['needs ', [...new Set(open.flatMap((u) => u.needs))].join(', ')] : ['—'];
       chain.push(row({ code: step }, status, because));
     });
+    // The verdict branch adds these to the verdict JSON; shown once they are there.
+    if (Array.isArray(input.verdictJson.possible)) blocks.push({ t: 'p', c: ['Verdicts still possible, most severe first: ', R.verdict('/possible'), '.'] });
+    if (Array.isArray(input.verdictJson.decides) && (input.verdictJson.decides as unknown[]).length) blocks.push({ t: 'p', c: ['Facts that decide between them: ', R.verdict('/decides'), '.'] });
     blocks.push({ t: 'p', c: ['The observer explanations are tried in order; only when every one is excluded can a missing return say something about the function (seed: "Interpret the missing-return evidence").'] });
     blocks.push({ t: 'table', head: ['explanation', 'status', 'because'], rows: chain });
     if (v.findings.length) {
       blocks.push({
         t: 'table',
-        head: ['finding', 'impact', 'source', 'explanation', 'facts'],
+        head: ['finding (impact)', 'explanation', 'facts that fired it (source)'],
         rows: v.findings.map((f, i) =>
           row(
-            R.verdict(ptr('findings', i, 'rule')),
-            { ...R.verdict(ptr('findings', i, 'verdict')), nullAs: 'warning' },
-            R.verdict(ptr('findings', i, 'source')),
+            [R.verdict(ptr('findings', i, 'rule')), ' (', { ...R.verdict(ptr('findings', i, 'verdict')), nullAs: 'warning' }, ')'],
             R.verdict(ptr('findings', i, 'explanation')),
-            Object.keys(f.facts).flatMap((k, j) => [...(j ? ['; '] : []), `${k} = `, R.verdict(ptr('findings', i, 'facts', k))]),
+            [...Object.keys(f.facts).flatMap((k, j) => [...(j ? ['; '] : []), `${k} = `, R.verdict(ptr('findings', i, 'facts', k))]), ' (', R.verdict(ptr('findings', i, 'source')), ')'],
           ),
         ),
       });

@@ -16,6 +16,7 @@ nav ol { columns: 2; font-size: 0.9rem; }
 table { border-collapse: collapse; margin: 0.6rem 0; width: 100%; font-size: 0.9rem; }
 th, td { border: 1px solid #bbb; padding: 0.25rem 0.45rem; text-align: left; vertical-align: top; }
 th { background: #eee; }
+td { overflow-wrap: anywhere; }
 code { font-family: ui-monospace, monospace; font-size: 0.85em; background: #f3f3f3; padding: 0 0.2em; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.85rem; color: #333; }
