@@ -8,25 +8,16 @@ import { caseFacts } from '../facts/facts.js';
 import { requireDirectory, writeFileAtomic } from '../fsutil.js';
 import { evaluateCase, loadRules } from '../index.js';
 import { caseUpdates, ledgerJson } from '../ledger/format.js';
-import type { TraceFormat } from '../ledger/read.js';
 import { toVerdictJson } from '../report/json.js';
 import { investigationDocument, type InvestigationInput, type LedgerPart } from '../report/investigation/document.js';
 import { formatInvestigationHtml } from '../report/investigation/html.js';
 import { formatInvestigationMarkdown } from '../report/investigation/markdown.js';
 import { ReportObserver } from '../report/investigation/observe.js';
-import { runLedger, withTraceReadingOptions } from './ledger.js';
+import { runLedger, withTraceReadingOptions, type LedgerCommandOptions } from './ledger.js';
 
-export interface ReportOptions {
-  ops?: string;
+/** The ledger's trace-reading options, with the trace optional and the output of a report. */
+export interface ReportOptions extends Omit<LedgerCommandOptions, 'trace' | 'case' | 'format' | 'observe'> {
   trace?: string;
-  entryEvent?: string;
-  returnEvent?: string;
-  input?: TraceFormat | 'auto';
-  entrySemantics?: 'instance' | 'event';
-  nmissedDelta?: number;
-  maxactive?: number;
-  captureStartNs?: number;
-  captureStopNs?: number;
   output?: string;
   format?: 'html' | 'markdown';
   rules?: string;
