@@ -20,6 +20,7 @@ need() {
 need busybox busybox-static
 need dash dash
 need tmux tmux
+need chromium chromium
 
 if [ -z "$missing" ]; then
   exit 0

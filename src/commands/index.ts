@@ -24,5 +24,6 @@ export const commands: CommandEntry[] = [
   { name: 'ledger', summary: 'pair probe records into calls, bind them to the operation ledger, report coverage', report: true, load: async () => (await import('./ledger.js')).ledgerCommand },
   { name: 'capacity', summary: 'estimate admitted overlap from the caller model and recommend maxactive', report: true, load: async () => (await import('./capacity.js')).capacityCommand },
   { name: 'writeup', summary: 'read investigation write-ups (Markdown, text, mail) as cases: writeup extract', load: async () => (await import('./writeup.js')).writeupCommand },
+  { name: 'report', summary: 'write a self-contained investigation report (HTML, or Markdown with SVG pictures beside it)', load: async () => (await import('./report.js')).reportCommand },
   { name: 'triage', summary: 'walk a case to a justified verdict, asking only what can still change it', load: async () => (await import('./triage.js')).triageCommand },
 ];

@@ -8,6 +8,7 @@ import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
+import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
 import { formatJsonMarkdown } from '../report/markdown.js';
@@ -26,6 +27,8 @@ export interface LedgerCommandOptions {
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json' | 'markdown';
+  /** Taps for the investigation report's pictures (not a command-line option). */
+  observe?: LedgerObserver;
 }
 
 /** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
@@ -60,6 +63,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       captureStartNs: o.captureStartNs,
       captureStopNs: o.captureStopNs,
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
+      observe: o.observe,
       onProgress: bar?.update,
     });
   } finally {
@@ -78,13 +82,9 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   return { view, report };
 }
 
-/** `kretprobe-triage ledger`: the independent operation ledger against the probe's records. */
-export function ledgerCommand(ctx: CommandContext): Command {
-  return new Command('ledger')
-    .description('Pair probe records into calls, bind them to the independent operation ledger, classify every operation and report coverage with latency')
-    .option('--ops <file>', 'ops.jsonl: the external record of test operations (ledger-format.md)')
-    .requiredOption('--trace <file>', 'probe records: trace/trace_pipe text, perf script output, or probe.jsonl; - reads stdin')
-    .option('--case <file>', 'read counters and maxactive from this case, and write the ledger, concurrency and latency results into it')
+/** How to read the probe records: the options `ledger` and `report` share (everything but --ops, --trace and --case). */
+export function withTraceReadingOptions(cmd: Command): Command {
+  return cmd
     .option('--entry-event <name>', 'name of the entry event in trace text (e.g. gate_entry)')
     .option('--return-event <name>', 'name of the return event in trace text (e.g. gate)')
     .addOption(new Option('--input <format>', 'probe record format').choices(['auto', 'jsonl', 'trace-text', 'perf-script']).default('auto'))
@@ -92,7 +92,16 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
-    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
+    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));
+}
+
+/** `kretprobe-triage ledger`: the independent operation ledger against the probe's records. */
+export function ledgerCommand(ctx: CommandContext): Command {
+  return withTraceReadingOptions(new Command('ledger')
+    .description('Pair probe records into calls, bind them to the independent operation ledger, classify every operation and report coverage with latency')
+    .option('--ops <file>', 'ops.jsonl: the external record of test operations (ledger-format.md)')
+    .requiredOption('--trace <file>', 'probe records: trace/trace_pipe text, perf script output, or probe.jsonl; - reads stdin')
+    .option('--case <file>', 'read counters and maxactive from this case, and write the ledger, concurrency and latency results into it'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);

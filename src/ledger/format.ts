@@ -59,6 +59,26 @@ function incompleteCalls(report: LedgerReport): number {
   return c.in_flight_at_stop + c.completed_without_return;
 }
 
+/** What the duration distribution covers (seed: "Report coverage alongside latency"); undefined without an ops ledger. */
+export interface LatencyCoverage {
+  eligible: number;
+  /** Calls that got an instance: entry records, or entry events less capacity misses (unknown without the miss delta). */
+  accepted: number | null;
+  capacity_missed: number | null;
+  filtered: number;
+  incomplete: number;
+}
+
+export function latencyCoverage(report: LedgerReport): LatencyCoverage | undefined {
+  const r = report.result;
+  const ops = r.ops;
+  if (ops === undefined) return undefined;
+  const id = r.identity;
+  const missed = id?.capacity_missed ?? null;
+  const accepted = r.semantics === 'instance' ? ops.withEntry : missed === null ? null : ops.withEntry - missed;
+  return { eligible: ops.eligible, accepted, capacity_missed: missed, filtered: ops.classification.filtered, incomplete: incompleteCalls(report) };
+}
+
 /** The plain-text report of `kretprobe-triage ledger`. Pure. */
 export function formatLedgerText(view: LedgerView): string {
   const { report } = view;
@@ -110,11 +130,9 @@ export function formatLedgerText(view: LedgerView): string {
   else {
     lines.push(`durations of ${from}: n=${d.count}, p50 ${formatNs(d.p50Ns)}, p90 ${formatNs(d.p90Ns)}, p99 ${formatNs(d.p99Ns)}, max ${formatNs(d.maxNs)} (percentiles within ±${(d.relativeError * 100).toFixed(2)}%)`);
   }
-  const id = r.identity;
-  const c = ops?.classification;
-  if (ops !== undefined && c !== undefined) {
-    const accepted = r.semantics === 'instance' ? ops.withEntry : id?.capacity_missed === null || id === undefined ? 'unknown' : ops.withEntry - (id.capacity_missed ?? 0);
-    lines.push(`  coverage: eligible ${ops.eligible}, accepted ${accepted}, capacity misses ${id?.capacity_missed ?? 'unknown'}, filtered ${c.filtered}, incomplete ${incompleteCalls(report)}`);
+  const cov = latencyCoverage(report);
+  if (cov !== undefined) {
+    lines.push(`  coverage: eligible ${cov.eligible}, accepted ${cov.accepted ?? 'unknown'}, capacity misses ${cov.capacity_missed ?? 'unknown'}, filtered ${cov.filtered}, incomplete ${cov.incomplete}`);
   } else {
     lines.push(`  coverage: no ops ledger, so eligible calls are unknown; capacity misses ${r.counters.nmissedDelta ?? 'unknown'}`);
   }
@@ -139,6 +157,7 @@ export function ledgerJson(view: LedgerView): Record<string, unknown> {
     lines: report.lines,
     ...report.result,
     effective_maxactive: view.effectiveMaxactive ?? null,
+    coverage: latencyCoverage(report) ?? null,
     coverage_warnings: coverageWarnings(view),
     other_events: report.otherEvents,
     lost: report.lost,

@@ -57,6 +57,33 @@ export class LogHistogram {
     return this.max;
   }
 
+  /**
+   * The distribution in coarser bins for a picture: `perOctave` bins per power of two (a divisor
+   * of SUB), from the lowest to the highest non-empty bin, each [loNs, hiNs). Durations under 1 ns
+   * are a bin of their own ([0, 1)).
+   */
+  bins(perOctave: number): Array<{ loNs: number; hiNs: number; count: number }> {
+    const step = SUB / perOctave;
+    if (!Number.isInteger(step) || step < 1) throw new Error(`bins: ${perOctave} must divide ${SUB}`);
+    const out: Array<{ loNs: number; hiNs: number; count: number }> = [];
+    if (this.zero > 0) out.push({ loNs: 0, hiNs: 1, count: this.zero });
+    let first = -1;
+    let last = -1;
+    for (let i = 0; i < BUCKETS; i++) {
+      if (this.counts[i]! > 0) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    }
+    if (first < 0) return out;
+    for (let b = Math.floor(first / step); b <= Math.floor(last / step); b++) {
+      let n = 0;
+      for (let i = b * step; i < (b + 1) * step; i++) n += this.counts[i]!;
+      out.push({ loNs: Math.pow(2, (b * step) / SUB), hiNs: Math.pow(2, ((b + 1) * step) / SUB), count: n });
+    }
+    return out;
+  }
+
   summary(): DurationSummary | undefined {
     if (this.count === 0) return undefined;
     return {

@@ -28,8 +28,22 @@ export type PairingIdentity = 'instance-data' | 'task-and-depth' | 'none';
  */
 export const MAX_OPEN_CALLS = 1_000_000;
 
+/**
+ * Optional taps on the stream for pictures (the investigation report): called as the ledger
+ * goes, so a caller can keep its own bounded summary without the ledger holding a series.
+ */
+export interface LedgerObserver {
+  /** Calls outstanding after each record, at that record's time (time order; out-of-order records are skipped). */
+  inFlight?(open: number, tsNs: number): void;
+  /** Each duration the ledger adds to its distribution. */
+  duration?(ns: number): void;
+  /** Each counter snapshot, as fed. */
+  counter?(c: CounterRecord): void;
+}
+
 export interface LedgerOptions {
   semantics: EntrySemantics;
+  observe?: LedgerObserver | undefined;
   /** Called when the input cannot be a trace at all; it must throw (the reader names the file). */
   fail?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => never) | undefined;
   /**
@@ -443,6 +457,7 @@ export class LedgerBuilder {
     if (rec.ev === 'entry') this.entry(rec);
     else if (rec.ev === 'return') this.ret(rec);
     else this.filtered(rec);
+    if (this.opts.observe?.inFlight !== undefined && rec.tsNs >= this.maxNs) this.opts.observe.inFlight(this.openCount, rec.tsNs);
   }
 
   private entry(rec: ProbeRecord): void {
@@ -536,6 +551,7 @@ export class LedgerBuilder {
       this.warn('trace', rec.line, `a return after its entry (line ${call.line})`, `${d} ns`);
     } else if (!this.hasOps || (call.op !== undefined && call.op.eligible)) {
       this.hist.add(d);
+      this.opts.observe?.duration?.(d);
     }
     if (call.op !== undefined) {
       call.op.open--;
@@ -556,6 +572,7 @@ export class LedgerBuilder {
   /** Feed a counter snapshot (probe.jsonl `"ev": "counter"`). */
   addCounter(c: CounterRecord): void {
     this.nCounters++;
+    this.opts.observe?.counter?.(c);
     if (c.epoch !== undefined) this.epochs.add(c.epoch);
     if (!this.counterFirst.has(c.name)) this.counterFirst.set(c.name, c);
     this.counterLast.set(c.name, c);

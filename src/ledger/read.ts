@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
 import { shown } from '../errors.js';
-import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
+import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
 import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
 
@@ -37,6 +37,8 @@ export interface ReadLedgerOptions {
   captureStartNs?: number | undefined;
   captureStopNs?: number | undefined;
   nmissedDelta?: number | undefined;
+  /** Taps for pictures (see LedgerObserver). */
+  observe?: LedgerObserver | undefined;
   /** Bytes read so far (for a progress bar). */
   onProgress?: ((bytes: number) => void) | undefined;
 }
@@ -117,6 +119,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder =>
     new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
+      observe: opts.observe,
       // Only probe.jsonl records can name an operation.
       opIds: format === 'jsonl',
       nextOp,

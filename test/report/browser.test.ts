@@ -1,0 +1,174 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCase } from '../../src/index.js';
+import { caseFacts } from '../../src/facts/facts.js';
+import { pointer, SECTION_IDS } from '../../src/report/investigation/document.js';
+import { refText, type Unit } from '../../src/report/investigation/values.js';
+import { generatedCase } from '../../scripts/report-case.js';
+import type { Truth } from '../../scripts/gen-trace.js';
+import { cli, ROOT } from '../cli/helpers.js';
+
+/**
+ * The investigation report in a real browser: Debian's chromium (installed by
+ * scripts/install-test-deps.sh) driven by playwright-core, scripts off, every request refused.
+ * Screenshots go to test-output/report-browser/ (look at them).
+ *
+ * Two reports: a lab case with its recorded trace, and a generated 1 M-record ledger (the 10 M
+ * one is `npm run bench:report`: generating and reading it twice would take minutes here).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const OUT = path.join(ROOT, 'test-output', 'report-browser');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Labels, not values: percentile names. */
+const LABELS = /\bp(50|90|99)\b/g;
+
+let browser: BrowserContext;
+let profile: string;
+const work = mkdtempSync(path.join(tmpdir(), 'krt-browser-'));
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/install-test-deps.sh (it installs Debian's chromium)`);
+  mkdirSync(OUT, { recursive: true });
+  profile = mkdtempSync(path.join(tmpdir(), 'krt-chromium-profile-'));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, javaScriptEnabled: false, viewport: { width: 1100, height: 900 } });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(profile, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Sources {
+  verdict: Record<string, unknown>;
+  ledger: Record<string, unknown>;
+  case: unknown;
+  facts: Map<string, unknown>;
+  /** Checks of the report's own pass (series, counter snapshots) against independent figures. */
+  observed: (p: string, shown: string) => void;
+}
+
+/** The JSON the page must agree with, computed by the ledger and audit commands on a copy of the case. */
+async function sourcesFor(caseFile: string, ledgerArgs: string[], shownFile: string): Promise<Omit<Sources, 'observed'>> {
+  const copy = path.join(work, `${path.basename(caseFile, '.yaml')}-copy.yaml`);
+  copyFileSync(caseFile, copy);
+  const l = cli(['ledger', ...ledgerArgs, '--case', copy, '--format', 'json']);
+  expect(l.code, l.stderr).toBe(0);
+  const a = cli(['audit', copy, '--format', 'json']);
+  expect(a.stderr).toBe('');
+  const verdict = JSON.parse(a.stdout) as Record<string, unknown>;
+  verdict.file = shownFile;
+  const data = (await loadCase(copy)).data;
+  return { verdict, ledger: JSON.parse(l.stdout) as Record<string, unknown>, case: data, facts: caseFacts(data).values };
+}
+
+async function checkInBrowser(name: string, htmlFile: string, src: Sources): Promise<number> {
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route('**/*', (route) => route.abort());
+  await page.setContent(readFileSync(htmlFile, 'utf8'), { waitUntil: 'load' });
+
+  for (const id of SECTION_IDS) expect(await page.locator(`section#${id} > h2`).isVisible(), id).toBe(true);
+  expect(await page.locator('figure svg').count()).toBe(3);
+  for (const fig of ['inflight', 'durations', 'identity']) expect(await page.locator(`#fig-${fig} svg`).isVisible(), fig).toBe(true);
+
+  const refs = await page.$$eval('[data-k]', (els) => els.map((e) => ({ k: e.getAttribute('data-k')!, unit: e.getAttribute('data-unit'), v: e.getAttribute('data-v'), nul: e.getAttribute('data-null'), text: e.textContent ?? '' })));
+  for (const r of refs) {
+    const i = r.k.indexOf(':');
+    const source = r.k.slice(0, i);
+    const p = r.k.slice(i + 1);
+    if (source === 'observed') {
+      src.observed(p, r.text);
+      continue;
+    }
+    const v = source === 'verdict' ? pointer(src.verdict, p) : source === 'ledger' ? pointer(src.ledger, p) : source === 'case' ? pointer(src.case, p) : source === 'fact' ? src.facts.get(p) : Symbol(source);
+    expect(typeof v, `${r.k}: unknown source`).not.toBe('symbol');
+    if (r.v !== null) expect(Number(r.v), r.k).toBe(v);
+    expect(r.text, r.k).toBe(refText(v, (r.unit ?? undefined) as Unit | undefined, r.nul ?? undefined));
+  }
+  // Every other digit on the page is an axis tick: nothing shown is a number without a source.
+  const stray = await page.evaluate(() => {
+    const out: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (el === null || el.closest('[data-k], [data-tick], title, desc, style') !== null) continue;
+      if (/\d/.test(n.textContent ?? '')) out.push(n.textContent!.trim());
+    }
+    return out;
+  });
+  expect(stray.map((s) => s.replace(LABELS, '')).filter((s) => /\d/.test(s))).toEqual([]);
+
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  await page.emulateMedia({ media: 'print' });
+  expect(await page.locator('#fig-inflight svg').isVisible()).toBe(true);
+  await page.screenshot({ path: path.join(OUT, `${name}-print.png`), fullPage: true });
+  await page.close();
+  expect(errors).toEqual([]);
+  expect(requests).toEqual([]);
+  return refs.length;
+}
+
+describe('the investigation report in chromium', () => {
+  it('a lab case with its recorded trace: every section, every value equal to the verdict, ledger and case JSON', async () => {
+    const caseFile = 'cases/lab/6.12/constrained.yaml';
+    const ledgerArgs = ['--ops', 'test/fixtures/ledger/fixture-r2.ops.jsonl', '--trace', 'test/fixtures/ledger/fixture-r2.trace.txt', '--capture-stop-ns', '6200000000'];
+    const html = path.join(OUT, 'lab-6-12-constrained.html');
+    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
+    expect(r.code, r.stderr).toBe(0);
+    const src = await sourcesFor(path.join(ROOT, caseFile), ledgerArgs, caseFile);
+    const ledger = src.ledger as { highWater: { value: number }; records: { entries: number; returns: number; filtered: number } };
+    const checked = await checkInBrowser('lab-6-12-constrained', html, {
+      ...src,
+      observed: (p, shown) => {
+        if (p === '/series/peak') expect(shown).toBe(String(ledger.highWater.value));
+        else if (p === '/series/samples') expect(shown).toBe(String(ledger.records.entries + ledger.records.returns + ledger.records.filtered));
+        else if (p === '/series/buckets') expect(Number(shown)).toBeLessThanOrEqual(800);
+        else if (p !== '/series/widthNs') throw new Error(`unexpected observed value ${p}`);
+      },
+    });
+    expect(checked).toBeGreaterThan(150);
+  }, 120_000);
+
+  it('a generated 1 M-record ledger: the same checks, the peak kept, counters per epoch equal to the generator truth', async () => {
+    const dir = path.join(work, 'gen-1m');
+    const g = spawnSync(process.execPath, [path.join(ROOT, 'dist/scripts/gen-trace.js'), '--events', '1000000', '--out', dir], { encoding: 'utf8' });
+    expect(g.status, g.stderr).toBe(0);
+    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth;
+    const caseFile = path.join(dir, 'case.yaml');
+    writeFileSync(caseFile, generatedCase(truth));
+    const ledgerArgs = ['--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'probe.jsonl'), '--capture-stop-ns', String(truth.stop_us * 1000)];
+    const html = path.join(OUT, 'generated-1m.html');
+    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
+    expect(r.code, r.stderr).toBe(0);
+    const src = await sourcesFor(caseFile, ledgerArgs, caseFile);
+    const ledger = src.ledger as { highWater: { value: number } };
+    expect(ledger.highWater.value).toBe(truth.jsonl.high_water);
+    const epoch = { epoch: 'reg-1', first: '0', last: String(truth.nmissed), snapshots: '2', delta: String(truth.nmissed) };
+    const seen = new Set<string>();
+    const checked = await checkInBrowser('generated-1m', html, {
+      ...src,
+      observed: (p, shown) => {
+        seen.add(p);
+        const m = /^\/counters\/0\/(\w+)$/.exec(p);
+        if (m) expect(shown, p).toBe(epoch[m[1] as keyof typeof epoch]);
+        else if (p === '/series/peak') expect(shown).toBe(String(truth.jsonl.high_water));
+        else if (p === '/series/samples') expect(Number(shown)).toBe(truth.jsonl_records); // entries, returns, filtered: every record but the counter snapshots
+        else if (p === '/series/buckets') expect(Number(shown)).toBeLessThanOrEqual(800);
+        else if (p !== '/series/widthNs') throw new Error(`unexpected observed value ${p}`);
+      },
+    });
+    expect([...seen]).toEqual(expect.arrayContaining(['/counters/0/delta', '/series/peak']));
+    expect(checked).toBeGreaterThan(150);
+  }, 180_000);
+});
