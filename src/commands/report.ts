@@ -10,7 +10,7 @@ import { caseFacts } from '../facts/facts.js';
 import { requireDirectory, writeFileAtomic } from '../fsutil.js';
 import { evaluateCase, loadRules } from '../index.js';
 import { caseUpdates, ledgerJson } from '../ledger/format.js';
-import { toVerdictJson } from '../report/json.js';
+import { snakeKeys, toVerdictJson } from '../report/json.js';
 import { investigationDocument, type InvestigationInput, type LedgerPart } from '../report/investigation/document.js';
 import { formatInvestigationHtml } from '../report/investigation/html.js';
 import { formatInvestigationMarkdown } from '../report/investigation/markdown.js';
@@ -54,7 +54,7 @@ export async function investigationInput(ctx: CommandContext, caseArg: string, o
     const updates = caseUpdates(report);
     ledgerFields = Object.keys(updates);
     loaded = applyCaseUpdates(loaded.text, loaded.file, updates);
-    ledger = { view, json: ledgerJson(view), series: observe.series.data(), bins: observe.histogram.bins(BINS_PER_OCTAVE), epochCounters: observe.epochCounters() };
+    ledger = { view, json: snakeKeys(ledgerJson(view)) as Record<string, unknown>, series: observe.series.data(), bins: observe.histogram.bins(BINS_PER_OCTAVE), epochCounters: observe.epochCounters() };
   } else if (o.ops !== undefined) {
     throw new InputError({}, '--trace with --ops (the probe records to hold the operations against)', 'only --ops');
   }

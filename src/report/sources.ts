@@ -15,7 +15,8 @@ const HEADINGS = new Set<string>(Object.values(SEED_SECTIONS));
 /**
  * Where a rule's `source` is explained in the shipped docs/: an article section →
  * docs/article.md#its-heading; `kernel-facts.md §N …` → docs/kernel-facts.md#fact-N;
- * `kernel-notes.md (topic)` → docs/kernel-notes.md#topic. Undefined for anything else
+ * `kernel-notes.md (topic)` → docs/kernel-notes.md#topic; `kernel-history.md §N …` →
+ * docs/kernel-history.md#history-N (the first section named). Undefined for anything else
  * (test/docs.test.ts requires every shipped rule to resolve to an anchor that exists).
  */
 export function sourceLink(source: string): string | undefined {
@@ -23,6 +24,8 @@ export function sourceLink(source: string): string | undefined {
   if (HEADINGS.has(s)) return `docs/article.md#${slug(s)}`;
   const fact = /^kernel-facts\.md\s+§(\d+)\b/.exec(s);
   if (fact) return `docs/kernel-facts.md#fact-${fact[1]}`;
+  const history = /^kernel-history\.md\s+§(\d+)\b/.exec(s);
+  if (history) return `docs/kernel-history.md#history-${history[1]}`;
   const note = /^kernel-notes\.md\s+\((.+)\)\s*$/.exec(s);
   if (note) return `docs/kernel-notes.md#${slug(note[1]!)}`;
   return undefined;

@@ -51,17 +51,17 @@ describe('audit over a batch', () => {
       'keep/e.yml': withId('e'),
       'keep/f.yaml': withId('f'),
     });
-    expect(ids(cli(['audit', dir, '--format', 'json']).stdout)).toEqual(['a', 'e', 'f', 'd']);
+    // keep/write-up.md is a write-up: audited as the case it states (its id is made from its name).
+    expect(ids(cli(['audit', dir, '--format', 'json']).stdout)).toEqual(['a', 'e', 'f', 'd', 'writeup-write-up']);
     const r = cli(['audit', dir, '--format', 'json', '--exclude', 'old', '--exclude', '*.yml'], { cwd: dir });
-    expect(ids(r.stdout)).toEqual(['a', 'f']);
+    expect(ids(r.stdout)).toEqual(['a', 'f', 'writeup-write-up']);
   });
 
-  it('a write-up named on the command line needs the write-up loader: one line, exit 2', () => {
-    const dir = tree({ 'w.md': '# notes\n', 'a.yaml': withId('a') });
-    const r = cli(['audit', path.join(dir, 'w.md'), path.join(dir, 'a.yaml'), '--format', 'json']);
-    expect(r.code).toBe(2);
-    expect(ids(r.stdout)).toEqual(['a']);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/w\.md: expected a case file \(\*\.yaml\); this build has no write-up loader; got a writeup$/)]);
+  it('the content decides for a named file whose name says neither: a case by its format line, else a write-up', () => {
+    const dir = tree({ 'notes': 'pipe_read never returned, so it is stuck.\n', 'case.conf': withId('conf-case'), 'a.yaml': withId('a') });
+    const r = cli(['audit', path.join(dir, 'notes'), path.join(dir, 'case.conf'), path.join(dir, 'a.yaml'), '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(ids(r.stdout)).toEqual(['writeup-notes', 'conf-case', 'a']);
   });
 
   it('audits a file named twice (or also inside a named directory) once, and reads - from stdin', () => {

@@ -127,11 +127,11 @@ describe('the investigation report in chromium', () => {
     const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
     expect(r.code, r.stderr).toBe(0);
     const src = await sourcesFor(path.join(ROOT, caseFile), ledgerArgs, caseFile);
-    const ledger = src.ledger as { highWater: { value: number }; records: { entries: number; returns: number; filtered: number } };
+    const ledger = src.ledger as { high_water: { value: number }; records: { entries: number; returns: number; filtered: number } };
     const checked = await checkInBrowser('lab-6-12-constrained', html, {
       ...src,
       observed: (p, shown) => {
-        if (p === '/series/peak') expect(shown).toBe(String(ledger.highWater.value));
+        if (p === '/series/peak') expect(shown).toBe(String(ledger.high_water.value));
         else if (p === '/series/samples') expect(shown).toBe(String(ledger.records.entries + ledger.records.returns + ledger.records.filtered));
         else if (p === '/series/buckets') expect(Number(shown)).toBeLessThanOrEqual(800);
         else if (p !== '/series/widthNs') throw new Error(`unexpected observed value ${p}`);
@@ -152,8 +152,8 @@ describe('the investigation report in chromium', () => {
     const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
     expect(r.code, r.stderr).toBe(0);
     const src = await sourcesFor(caseFile, ledgerArgs, caseFile);
-    const ledger = src.ledger as { highWater: { value: number } };
-    expect(ledger.highWater.value).toBe(truth.jsonl.high_water);
+    const ledger = src.ledger as { high_water: { value: number } };
+    expect(ledger.high_water.value).toBe(truth.jsonl.high_water);
     const epoch = { epoch: 'reg-1', first: '0', last: String(truth.nmissed), snapshots: '2', delta: String(truth.nmissed) };
     const seen = new Set<string>();
     const checked = await checkInBrowser('generated-1m', html, {

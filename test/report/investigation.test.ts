@@ -197,6 +197,13 @@ describe('report command', () => {
     expect(readFileSync(md, 'utf8')).toContain('](lab.inflight.svg)');
   });
 
+  it('reports on a write-up: the case it states, judged as audit judges it', () => {
+    const r = cli(['report', 'cases/writeups/pipe-read-tracefs-r2.md']);
+    expect(r.code).toBe(0);
+    const audit = JSON.parse(cli(['audit', 'cases/writeups/pipe-read-tracefs-r2.md', '--format', 'json']).stdout) as { verdict: string };
+    expect(r.stdout).toContain(`data-k="verdict:/verdict">${audit.verdict}<`);
+  });
+
   it('prints HTML on stdout without -o, and leaves the case file untouched', () => {
     const before = readFileSync(path.join(ROOT, LAB), 'utf8');
     const r = cli(['report', LAB, ...ledgerArgs]);
@@ -206,10 +213,10 @@ describe('report command', () => {
   });
 
   it.each([
-    ['a missing case', ['report', 'no/such.yaml'], /no\/such\.yaml: expected an existing case file; got no such file/],
+    ['a missing case', ['report', 'no/such.yaml'], /no\/such\.yaml: expected an existing, readable case file; got no such file/],
     ['--ops without --trace', ['report', LAB, '--ops', `${FIX}/fixture-r2.ops.jsonl`], /expected --trace with --ops/],
     ['Markdown without -o', ['report', LAB, '--format', 'markdown'], /expected -o report\.md/],
-    ['a write-up (no loader yet)', ['report', 'notes.md'], /notes\.md: expected a case file/],
+    ['a missing write-up', ['report', 'notes.md'], /notes\.md: expected an existing, readable write-up; got no such file/],
     ['an output directory that does not exist', ['report', LAB, '-o', 'no/such/dir/r.html'], /expected an existing directory for -o; got no such directory/],
   ])('%s: one line, exit 2', (_n, args, msg) => {
     const r = cli(args);

@@ -213,8 +213,8 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const rows = model.map(([k, label]) => row(label, R.case(k), fromOf(input, k)));
     rows.push(row({ strong: ['effective maxactive'] }, { strong: [R.fact('capacity.effective_maxactive')] }, 'Configuration'));
     if (L) {
-      rows.push(row(L.view.report.result.semantics === 'instance' ? 'ledger high-water: accepted instances outstanding' : 'ledger high-water: entry events without a return (demand: includes missed calls until their operation completes)', R.ledger('/highWater/value'), 'this ledger pass'));
-      rows.push(row('ledger high-water is a floor (calls began before capture)', R.ledger('/highWater/lowerBound'), 'this ledger pass'));
+      rows.push(row(L.view.report.result.semantics === 'instance' ? 'ledger high-water: accepted instances outstanding' : 'ledger high-water: entry events without a return (demand: includes missed calls until their operation completes)', R.ledger('/high_water/value'), 'this ledger pass'));
+      rows.push(row('ledger high-water is a floor (calls began before capture)', R.ledger('/high_water/lower_bound'), 'this ledger pass'));
     }
     blocks.push({ t: 'table', head: ['caller model', 'value', 'from'], rows });
     if (L) {
@@ -229,15 +229,15 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
         svg: inFlightSvg({
           series: L.series,
           counted,
-          peak: R.ledger('/highWater/value'),
+          peak: R.ledger('/high_water/value'),
           maxactive: eff ? R.ledger('/effective_maxactive/value') : undefined,
           stopNs: r.window.stopNs,
           misses: miss?.rises ?? [],
-          missDelta: R.ledger('/counters/nmissedDelta'),
+          missDelta: R.ledger('/counters/nmissed_delta'),
           bucket: R.observed('/series/widthNs', L.series.widthNs, 'ns'),
         }),
       });
-      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), ' (the ledger high-water mark: ', R.ledger('/highWater/value'), ').'] });
+      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), ' (the ledger high-water mark: ', R.ledger('/high_water/value'), ').'] });
     } else {
       blocks.push({ t: 'p', c: ['No trace was given (--ops/--trace): the in-flight picture needs the probe records.'] });
     }
@@ -251,7 +251,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const rows = (['nmissed', 'kprobe_nmissed', 'hits'] as const).map((k) => row({ code: k }, R.case(`counters.start.${k}`), R.case(`counters.end.${k}`), R.fact(`counters.delta.${k}`)));
     blocks.push({ t: 'table', head: ['counter', 'start', 'end', 'delta within the epoch'], rows });
     if (L) {
-      blocks.push({ t: 'p', c: ['Miss-counter delta the ledger used: ', R.ledger('/counters/nmissedDelta'), ' (', R.ledger('/counters/source'), ').'] });
+      blocks.push({ t: 'p', c: ['Miss-counter delta the ledger used: ', R.ledger('/counters/nmissed_delta'), ' (', R.ledger('/counters/source'), ').'] });
       if (L.epochCounters.length) {
         blocks.push({
           t: 'table',
@@ -377,11 +377,11 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const figures: Array<[string, Ref]> = useLedger
       ? [
           ['pairs', R.ledger('/durations/count')],
-          ['min', R.ledger('/durations/minNs', 'ns')],
-          ['p50', R.ledger('/durations/p50Ns', 'ns')],
-          ['p90', R.ledger('/durations/p90Ns', 'ns')],
-          ['p99', R.ledger('/durations/p99Ns', 'ns')],
-          ['max', R.ledger('/durations/maxNs', 'ns')],
+          ['min', R.ledger('/durations/min_ns', 'ns')],
+          ['p50', R.ledger('/durations/p50_ns', 'ns')],
+          ['p90', R.ledger('/durations/p90_ns', 'ns')],
+          ['p99', R.ledger('/durations/p99_ns', 'ns')],
+          ['max', R.ledger('/durations/max_ns', 'ns')],
         ]
       : [
           ['pairs', R.case('latency.count')],
@@ -391,7 +391,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
           ['max', R.case('latency.max_ns', 'ns')],
         ];
     const from = useLedger ? (L!.view.report.result.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs') : 'the case (latency.from)';
-    blocks.push({ t: 'p', c: useLedger ? ['Durations of ', from, ' (percentiles within ±', R.ledger('/durations/relativeError', 'ratio'), ' relative).'] : ['Durations as the case reports them, from ', R.case('latency.from'), ' calls; coverage reported with them: ', R.case('latency.coverage_reported'), '.'] });
+    blocks.push({ t: 'p', c: useLedger ? ['Durations of ', from, ' (percentiles within ±', R.ledger('/durations/relative_error', 'ratio'), ' relative).'] : ['Durations as the case reports them, from ', R.case('latency.from'), ' calls; coverage reported with them: ', R.case('latency.coverage_reported'), '.'] });
     blocks.push({ t: 'table', head: ['figure', 'value', 'coverage (what it is computed over)'], rows: figures.map(([label, ref]) => row(label, ref, covCell)) });
     if (L) {
       const w = L.view.report.result.ops ? (L.json.coverage_warnings as string[]) : [];
@@ -413,7 +413,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     if (L) {
       rows.push(row('operations ledger', R.ledger('/ops')), row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
       rows.push(row('trace lines', R.ledger('/lines/trace')), row('ops lines', R.ledger('/lines/ops')), row('events lost by the ring buffer', R.ledger('/lost/events')), row('input warnings', R.ledger('/problems/count')));
-      rows.push(row('capture window: first record (ns)', R.ledger('/window/firstNs')), row('last record (ns)', R.ledger('/window/lastNs')), row('capture stop (ns)', R.ledger('/window/stopNs')));
+      rows.push(row('capture window: first record (ns)', R.ledger('/window/first_ns')), row('last record (ns)', R.ledger('/window/last_ns')), row('capture stop (ns)', R.ledger('/window/stop_ns')));
     } else rows.push(row('probe records', 'none given (the case alone)'));
     const blocks: Block[] = [{ t: 'table', head: ['input', 'value'], rows }];
     if (L && (L.json.notes as string[]).length) blocks.push({ t: 'list', items: (L.json.notes as string[]).map((_, i) => [R.ledger(ptr('notes', i))]) });
