@@ -137,6 +137,8 @@ export const caseSchema = z
         estimated_max_overlap: count('the caller model\'s maximum of admitted calls at once'),
         observed_high_water: count('most accepted instances outstanding at once, measured'),
         observed_high_water_at_ns: count('trace time (ns) of the record that first reached the observed high-water mark'),
+        observed_demand_high_water: count('most calls entered at once as seen by a separate entry event (admitted or missed): demand, not accepted instances'),
+        observed_demand_high_water_at_ns: count('trace time (ns) of the record that first reached the demand high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
       })
       .strict()

@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { loadCase, updateCaseFile } from '../case/load.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { intArg } from './args.js';
 
@@ -20,6 +20,7 @@ export interface LedgerCommandOptions {
   entrySemantics?: 'instance' | 'event';
   nmissedDelta?: number;
   maxactive?: number;
+  opsReorder?: number;
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json';
@@ -46,6 +47,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
   const t = await openTrace(ctx, o.trace);
   const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
+  const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
   let report: LedgerReport;
   try {
     report = await readLedger({
@@ -57,6 +59,8 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       captureStartNs: o.captureStartNs,
       captureStopNs: o.captureStopNs,
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
+      maxactive: eff?.value,
+      opsReorder: o.opsReorder,
       onProgress: bar?.update,
     });
   } finally {
@@ -67,7 +71,6 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
     const abs = path.resolve(ctx.io.cwd, o.ops);
     for (const p of report.problems.first) if (p.file === abs) p.file = o.ops;
   }
-  const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
   const view: LedgerView = { report, opsName: o.ops, traceName: t.name, effectiveMaxactive: eff };
   if (fromCase !== undefined && report.result.counters.source === 'none' && o.nmissedDelta === undefined) {
     report.notes.push(`miss counter: ${fromCase.nmissedWhy}`);
@@ -88,6 +91,7 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .addOption(new Option('--entry-semantics <kind>', 'what an entry record means: instance (an entry handler ran) or event (a separate entry kprobe); default from the format').choices(['instance', 'event']))
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
+    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, ~150 bytes each; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))

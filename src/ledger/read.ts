@@ -5,6 +5,57 @@ import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
 import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
 
+/**
+ * How far ops.jsonl may be out of submit order: the reader holds this many operation lines ahead
+ * and hands them out smallest submit_ns first. A line further out of place than that arrives after
+ * the trace has passed its submit time, and the ledger refuses it (exit 2, naming the line) rather
+ * than count its records as foreign. About 150 bytes of memory per line held.
+ */
+export const DEFAULT_OPS_REORDER = 100_000;
+
+/** A min-heap of operations by submit_ns (then line), for the reorder window. */
+class OpHeap {
+  private readonly a: OpRecord[] = [];
+  get size(): number {
+    return this.a.length;
+  }
+  private static less(x: OpRecord, y: OpRecord): boolean {
+    return x.submitNs < y.submitNs || (x.submitNs === y.submitNs && x.line < y.line);
+  }
+  push(x: OpRecord): void {
+    const a = this.a;
+    let i = a.length;
+    a.push(x);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!OpHeap.less(x, a[p]!)) break;
+      a[i] = a[p]!;
+      i = p;
+    }
+    a[i] = x;
+  }
+  pop(): OpRecord | undefined {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      let i = 0;
+      const n = a.length;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const c = r < n && OpHeap.less(a[r]!, a[l]!) ? r : l;
+        if (!OpHeap.less(a[c]!, last)) break;
+        a[i] = a[c]!;
+        i = c;
+      }
+      a[i] = last;
+    }
+    return top;
+  }
+}
+
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
 
@@ -36,6 +87,10 @@ export interface ReadLedgerOptions {
   captureStartNs?: number | undefined;
   captureStopNs?: number | undefined;
   nmissedDelta?: number | undefined;
+  /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
+  opsReorder?: number | undefined;
+  /** The effective maxactive, when known (caps the admitted high-water ceiling). */
+  maxactive?: number | undefined;
   /** Bytes read so far (for a progress bar). */
   onProgress?: ((bytes: number) => void) | undefined;
 }
@@ -83,9 +138,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
     }
   }
-  // The builder copies what it keeps of an operation before it pulls the next one.
   const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
-  const nextOp = opsReader === undefined
+  const readOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
         for (;;) {
@@ -99,7 +153,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           if (isBlankLine(l.b, l.start, l.end)) continue;
           if (fastOpInto(opScratch, l.b, l.start, l.end, l.no)) {
             opsValid++;
-            return opScratch;
+            return { ...opScratch };
           }
           const r = parseOpLine(l.b.toString('utf8', l.start, l.end), l.no);
           if (r.ok) {
@@ -109,6 +163,21 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           const cut = opsReader!.lastLineUnterminated ? ' (the last line has no newline: truncated?)' : '';
           addOpsProblem({ file: opsFile, line: l.no, expected: r.expected, got: r.got + cut });
         }
+      };
+  // The reorder window: lines are held until `reorder` more have been read, then handed out in
+  // submit order (held copies, so the builder may keep what it is given).
+  const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
+  const held = new OpHeap();
+  let opsEnd = false;
+  const nextOp = readOp === undefined
+    ? undefined
+    : (): OpRecord | undefined => {
+        while (!opsEnd && held.size <= reorder) {
+          const op = readOp();
+          if (op === undefined) opsEnd = true;
+          else held.push(op);
+        }
+        return held.pop();
       };
   function addOpsProblem(p: ReportedProblem): void {
     opsProblems++;
@@ -127,6 +196,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       captureStartNs: opts.captureStartNs,
       captureStopNs: opts.captureStopNs,
       nmissedDelta: opts.nmissedDelta,
+      maxactive: opts.maxactive,
+      opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
       fail: (source, line, expected, got) => {
         throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
@@ -193,6 +264,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         // keeps nothing of the record it is given, so one object serves every line.
         scratch.ev = k === SCAN_ENTRY ? 'entry' : 'return';
         scratch.tsNs = traceScan.tsNs;
+        scratch.resNs = traceScan.resNs;
         scratch.task = traceScan.pid;
         scratch.line = no;
         builder.add(scratch);

@@ -28,6 +28,11 @@ export interface ProbeRecord {
   inst: string | undefined;
   op: string | undefined;
   line: number;
+  /**
+   * How finely `tsNs` is known: the record happened in [tsNs, tsNs + resNs). 1 (default) for
+   * probe.jsonl's integer nanoseconds; 1000 for ftrace's `seconds.microseconds` stamps.
+   */
+  resNs?: number | undefined;
 }
 
 /** A counter snapshot record (`"ev": "counter"`). */
