@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from '../../src/ledger/ledger.js';
 import type { OpRecord, ProbeRecord } from '../../src/ledger/records.js';
 import { LogHistogram } from '../../src/ledger/histogram.js';
+import { INTERVAL, NONE, RetroSweep } from '../../src/ledger/sweep.js';
 
-type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string];
+type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string, resNs?: number];
 type O = [op: string, task: number, submit: number, done: number | null, reaches?: boolean];
 
-function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmissedDelta?: number; stop?: number } = {}): { r: LedgerResult; warnings: number[] } {
+function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmissedDelta?: number; stop?: number; maxactive?: number } = {}): { r: LedgerResult; warnings: number[] } {
   const opRecs: OpRecord[] = (ops ?? []).map(([op, task, submitNs, doneNs, reaches], i) => ({ op, task, submitNs, doneNs, reachesTarget: reaches ?? true, line: i + 1 }));
   let i = 0;
   const warnings: number[] = [];
@@ -15,9 +16,10 @@ function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmisse
     nextOp: ops === undefined ? undefined : () => opRecs[i++],
     nmissedDelta: opts.nmissedDelta,
     captureStopNs: opts.stop,
+    maxactive: opts.maxactive,
     warn: (_s, line) => warnings.push(line),
   });
-  records.forEach(([ev, tsNs, task, inst, op], n) => b.add({ ev, tsNs, task, inst, op, line: n + 1 }));
+  records.forEach(([ev, tsNs, task, inst, op, resNs], n) => b.add({ ev, tsNs, task, inst, op, line: n + 1, resNs }));
   return { r: b.finish(), warnings };
 }
 
@@ -118,6 +120,90 @@ describe('classification against the operation ledger', () => {
     // One of the three running at stop was missed, which one is unknown: in flight 2..3, never called a miss on its own.
     expect(unknown.r.identity?.bounds.in_flight_at_stop).toEqual({ lo: 2, hi: 3, exact: false });
     expect(unknown.r.identity).toMatchObject({ in_flight_at_stop: null, balanced: null, consistent: true });
+  });
+});
+
+describe('trace text: entry events without instance ids', () => {
+  // Task 1 runs op A [0, 5200] then op B from 5400 (0.2 µs later); B's first entry prints as µs 5.
+  const ops: O[] = [['A', 1, 0, 5200], ['B', 1, 5400, 9000]];
+  const recs = (res: number, bEntry: number): R[] => [
+    ['entry', 1000, 1, undefined, undefined, res],
+    ['return', 4000, 1, undefined, undefined, res],
+    ['entry', bEntry, 1, undefined, undefined, res],
+    ['return', 8000, 1, undefined, undefined, res],
+  ];
+
+  it('an entry stamped in the microsecond two operations share binds to neither with certainty: both classes become bounds', () => {
+    const { r } = run(recs(1000, 5000), ops, { semantics: 'event', nmissedDelta: 0, stop: 10000 });
+    expect(r.pairing.ambiguousOpMatches).toBe(1);
+    expect(r.ops?.uncertain).toBe(2);
+    // Truth: both returned. Bounds must contain it, and nothing may be called exact that is not.
+    const cb = r.ops!.classificationBounds;
+    expect(cb.returned.exact).toBe(false);
+    expect(cb.returned.lo).toBeLessThanOrEqual(2);
+    expect(cb.returned.hi).toBeGreaterThanOrEqual(2);
+    expect(cb.no_probe_evidence.lo).toBe(0);
+    expect(r.identity?.balanced).toBeNull();
+  });
+
+  it('the same records with nanosecond stamps bind exactly', () => {
+    const { r } = run(recs(1, 5600), ops, { semantics: 'event', nmissedDelta: 0, stop: 10000 });
+    expect(r.pairing.ambiguousOpMatches).toBe(0);
+    expect(r.ops?.uncertain).toBe(0);
+    expect(r.ops?.classification).toMatchObject({ returned: 2, no_probe_evidence: 0 });
+    expect(r.ops?.classificationBounds.returned).toEqual({ lo: 2, hi: 2, exact: true });
+  });
+
+  it('a missed call raises demand, not admitted instances, and is not open after its operation completes', () => {
+    // Pool of 1: task 1 holds it [10, 100]; task 2 enters at 20 and is missed; task 3 at 200 gets it.
+    const o: O[] = [['p', 1, 0, 150], ['q', 2, 0, 150], ['s', 3, 190, 400]];
+    const rr: R[] = [['entry', 10, 1], ['entry', 20, 2], ['return', 100, 1], ['entry', 200, 3], ['return', 300, 3]];
+    const { r } = run(rr, o, { semantics: 'event', nmissedDelta: 1, stop: 500, maxactive: 1 });
+    expect(r.highWater).toMatchObject({ value: 1, exact: true, atNs: 10 });
+    expect(r.demand).toMatchObject({ value: 2, exact: true, atNs: 20 });
+    expect(r.identity).toMatchObject({ capacity_missed: 1, unexplained: 0, in_flight_at_stop: 0, balanced: true });
+  });
+
+  it('without the miss counter, an unreturned entry leaves admitted instances a floor with maxactive as the ceiling', () => {
+    const o: O[] = [['p', 1, 0, 150], ['q', 2, 0, 150]];
+    const rr: R[] = [['entry', 10, 1], ['entry', 20, 2], ['return', 100, 1]];
+    const { r } = run(rr, o, { semantics: 'event', stop: 500, maxactive: 4 });
+    expect(r.highWater).toMatchObject({ value: 1, upper: 2, exact: false, lowerBound: true });
+    expect(r.identity?.bounds.capacity_missed).toEqual({ lo: 0, hi: 1, exact: false });
+    expect(r.identity?.bounds.unexplained).toEqual({ lo: 0, hi: 1, exact: false });
+  });
+});
+
+describe('retroactive high-water sweep', () => {
+  it('counts only what resolves as counted, and names the first point to reach the mark', () => {
+    const s = new RetroSweep();
+    const a = s.open(10, 1);
+    const b = s.open(20, 2);
+    const c = s.open(30, 3);
+    s.close(b, NONE); // b was a miss
+    s.close(a, INTERVAL);
+    s.close(c, INTERVAL);
+    // a covers 10..; c covers 30..: at 30 both are open, b does not count.
+    expect([s.value, s.at, s.line]).toEqual([2, 30, 3]);
+  });
+
+  it('keeps the earliest of equal maxima', () => {
+    const s = new RetroSweep();
+    const a = s.open(10, 1);
+    s.close(a, INTERVAL);
+    const b = s.open(20, 2);
+    s.close(b, INTERVAL);
+    expect([s.value, s.at]).toEqual([1, 10]);
+  });
+
+  it('holds memory in the mark and the open calls, not in the length, while an old call stays open', () => {
+    const s = new RetroSweep();
+    const stuck = s.open(0, 1);
+    for (let i = 1; i <= 100000; i++) s.close(s.open(i * 10, i + 1), INTERVAL);
+    expect(s.held).toBeLessThan(200);
+    s.close(stuck, INTERVAL);
+    expect(s.value).toBe(2);
+    expect(s.at).toBe(10);
   });
 });
 
