@@ -13,7 +13,7 @@ import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type
  */
 export const DEFAULT_OPS_REORDER = 100_000;
 
-/** A min-heap of operations by submit_ns (then line), for the reorder window. */
+/** A min-heap of operations by submit_ns (then line): the out-of-order lines of the reorder window. */
 class OpHeap {
   private readonly a: OpRecord[] = [];
   get size(): number {
@@ -34,6 +34,9 @@ class OpHeap {
     }
     a[i] = x;
   }
+  peek(): OpRecord | undefined {
+    return this.a[0];
+  }
   pop(): OpRecord | undefined {
     const a = this.a;
     const top = a[0];
@@ -53,6 +56,48 @@ class OpHeap {
       a[i] = last;
     }
     return top;
+  }
+}
+
+/**
+ * The reorder window: lines in submit order so far queue first-in first-out (a sorted file costs
+ * a queue, not a heap); a line below the largest submit_ns seen goes to a heap. The smallest of
+ * the two heads comes out once more than `size` lines are held.
+ */
+class ReorderWindow {
+  private ring: Array<OpRecord | undefined> = [];
+  private head = 0;
+  private count = 0;
+  private readonly heap = new OpHeap();
+  private max = -Infinity;
+  get size(): number {
+    return this.count + this.heap.size;
+  }
+  push(x: OpRecord): void {
+    if (x.submitNs < this.max) {
+      this.heap.push(x);
+      return;
+    }
+    this.max = x.submitNs;
+    if (this.count === this.ring.length) {
+      // Grow (the window fills once): unroll the ring into a larger one.
+      const next: Array<OpRecord | undefined> = new Array(Math.max(16, this.ring.length * 2));
+      for (let i = 0; i < this.count; i++) next[i] = this.ring[(this.head + i) % this.ring.length];
+      this.ring = next;
+      this.head = 0;
+    }
+    this.ring[(this.head + this.count) % this.ring.length] = x;
+    this.count++;
+  }
+  pop(): OpRecord | undefined {
+    const q = this.count > 0 ? this.ring[this.head]! : undefined;
+    const h = this.heap.peek();
+    if (q === undefined) return this.heap.pop();
+    if (h !== undefined && (h.submitNs < q.submitNs || (h.submitNs === q.submitNs && h.line < q.line))) return this.heap.pop();
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) % this.ring.length;
+    this.count--;
+    return q;
   }
 }
 
@@ -138,7 +183,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       throw new InputError({ file: opsFile }, 'a readable ops.jsonl file', code === 'ENOENT' ? 'no such file' : String(code ?? err));
     }
   }
-  const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+  // Held lines live in pooled objects (allocated once per slot of the window, not once per line).
+  const pool: OpRecord[] = [];
+  let lastOut: OpRecord | undefined;
+  let wantIds = true;
   const readOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
@@ -151,10 +199,12 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             continue;
           }
           if (isBlankLine(l.b, l.start, l.end)) continue;
-          if (fastOpInto(opScratch, l.b, l.start, l.end, l.no)) {
+          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+          if (fastOpInto(slot, l.b, l.start, l.end, l.no, wantIds)) {
             opsValid++;
-            return { ...opScratch };
+            return slot;
           }
+          pool.push(slot);
           const r = parseOpLine(l.b.toString('utf8', l.start, l.end), l.no);
           if (r.ok) {
             opsValid++;
@@ -167,17 +217,20 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   // The reorder window: lines are held until `reorder` more have been read, then handed out in
   // submit order (held copies, so the builder may keep what it is given).
   const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
-  const held = new OpHeap();
+  const held = new ReorderWindow();
   let opsEnd = false;
   const nextOp = readOp === undefined
     ? undefined
     : (): OpRecord | undefined => {
+        // The builder has copied what it keeps of the last one handed out: its slot is free again.
+        if (lastOut !== undefined) pool.push(lastOut);
         while (!opsEnd && held.size <= reorder) {
           const op = readOp();
           if (op === undefined) opsEnd = true;
           else held.push(op);
         }
-        return held.pop();
+        lastOut = held.pop();
+        return lastOut;
       };
   function addOpsProblem(p: ReportedProblem): void {
     opsProblems++;
@@ -187,8 +240,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
 
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
-  const makeBuilder = (semantics: EntrySemantics): LedgerBuilder =>
-    new LedgerBuilder({
+  const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
+    // Only probe.jsonl records can name an operation.
+    wantIds = format === 'jsonl';
+    return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
       // Only probe.jsonl records can name an operation.
       opIds: format === 'jsonl',
@@ -203,6 +258,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
       },
     });
+  };
 
   let records = 0;
   let traceProblems = 0;
