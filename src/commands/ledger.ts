@@ -21,6 +21,7 @@ export interface LedgerCommandOptions {
   nmissedDelta?: number;
   maxactive?: number;
   opsReorder?: number;
+  opsThread?: boolean;
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json';
@@ -61,6 +62,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
       maxactive: eff?.value,
       opsReorder: o.opsReorder,
+      opsThread: o.opsThread,
       onProgress: bar?.update,
     });
   } finally {
@@ -92,6 +94,7 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, ~150 bytes each; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
+    .option('--ops-thread', 'parse ops.jsonl on a second thread while the trace is scanned (trace text)')
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))

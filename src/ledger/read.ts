@@ -3,6 +3,7 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
+import { OpsThread } from './opsThread.js';
 import { fastOpInto, fastProbeInto, isCounter, parseOpLine, parseProbeLine, type OpRecord, type ProbeRecord } from './records.js';
 
 /**
@@ -115,7 +116,7 @@ export interface ReportedProblem {
 export class ProblemLog {
   count = 0;
   readonly first: ReportedProblem[] = [];
-  constructor(private readonly keep = 20) {}
+  constructor(readonly keep = 20) {}
   add(p: ReportedProblem): void {
     this.count++;
     if (this.first.length < this.keep) this.first.push(p);
@@ -134,6 +135,8 @@ export interface ReadLedgerOptions {
   nmissedDelta?: number | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
+  /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
+  opsThread?: boolean | undefined;
   /** The effective maxactive, when known (caps the admitted high-water ceiling). */
   maxactive?: number | undefined;
   /** Bytes read so far (for a progress bar). */
@@ -187,9 +190,16 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   const pool: OpRecord[] = [];
   let lastOut: OpRecord | undefined;
   let wantIds = true;
+  let thread: OpsThread | undefined;
   const readOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
+        if (thread !== undefined) {
+          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+          if (thread.next(slot)) return slot;
+          pool.push(slot);
+          return undefined;
+        }
         for (;;) {
           const l = opsReader!.next();
           if (l === undefined) return undefined;
@@ -243,6 +253,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
     // Only probe.jsonl records can name an operation.
     wantIds = format === 'jsonl';
+    if (opts.opsThread === true && !wantIds && opsReader !== undefined) {
+      opsReader.close();
+      thread = new OpsThread(opsFile, problems.keep);
+    }
     return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
       // Only probe.jsonl records can name an operation.
@@ -255,6 +269,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
       fail: (source, line, expected, got) => {
+        thread?.stop();
         throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
       },
     });
@@ -343,6 +358,14 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   builder ??= makeBuilder(format === 'jsonl' ? 'instance' : 'event');
   const result = builder.finish();
   opsReader?.close();
+  if (thread !== undefined) {
+    const e = await thread.end();
+    opsValid = e.valid;
+    opsLines = e.lines;
+    for (const p of e.problems) addOpsProblem({ file: opsFile, line: p.line, expected: p.expected, got: p.got });
+    // Counted, not kept, past the first few.
+    for (let i = e.problems.length; i < e.problemCount; i++) opsProblems++, problems.count++;
+  }
   if (opsReader !== undefined && opsValid === 0 && opsProblems > 0) {
     const p = opsFirstProblem!;
     throw new InputError({ file: p.file, line: p.line }, p.expected, p.got);
