@@ -93,7 +93,7 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .addOption(new Option('--entry-semantics <kind>', 'what an entry record means: instance (an entry handler ran) or event (a separate entry kprobe); default from the format').choices(['instance', 'event']))
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
-    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, ~150 bytes each; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
+    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 1 KB each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
     .option('--ops-thread', 'parse ops.jsonl on a second thread while the trace is scanned (trace text)')
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))

@@ -1,5 +1,6 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
+import { MinHeap } from './heap.js';
 import { INTERVAL, NONE, POINT, RetroSweep, type SweepPoint } from './sweep.js';
 
 /**
@@ -236,49 +237,6 @@ export interface LedgerResult {
   identity: Identity | undefined;
 }
 
-/** A binary min-heap of operations by completion time, for retiring them as the trace passes it. */
-class DoneHeap {
-  private readonly a: OpState[] = [];
-  get size(): number {
-    return this.a.length;
-  }
-  peek(): OpState | undefined {
-    return this.a[0];
-  }
-  push(x: OpState): void {
-    const a = this.a;
-    a.push(x);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (a[p]!.doneNs! <= x.doneNs!) break;
-      a[i] = a[p]!;
-      i = p;
-    }
-    a[i] = x;
-  }
-  pop(): OpState | undefined {
-    const a = this.a;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      let i = 0;
-      const n = a.length;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        const c = r < n && a[r]!.doneNs! < a[l]!.doneNs! ? r : l;
-        if (a[c]!.doneNs! >= last.doneNs!) break;
-        a[i] = a[c]!;
-        i = c;
-      }
-      a[i] = last;
-    }
-    return top;
-  }
-}
-
 export class LedgerBuilder {
   private readonly opts: LedgerOptions;
   private readonly hasOps: boolean;
@@ -289,7 +247,8 @@ export class LedgerBuilder {
   private readonly activeNoId = new Set<OpState>();
   private readonly opIds: boolean;
   private readonly activeByTask = new Map<number, OpState[]>();
-  private readonly heap = new DoneHeap();
+  /** Active operations by completion time, for retiring them as the trace passes it. */
+  private readonly heap = new MinHeap<OpState>((x, y) => x.doneNs! < y.doneNs!);
   private readonly inst = new Map<string, OpenCall>();
   private readonly stacks = new Map<number, OpenCall[]>();
   private readonly hist = new LogHistogram();
