@@ -805,6 +805,9 @@ export class LedgerBuilder {
       const ifs = cb.in_flight_at_stop;
       const cwr = cb.completed_without_return;
       const open = c.in_flight_at_stop + c.completed_without_return;
+      // A call the entry handler rejected also shows an entry event and no return: without
+      // filtered records (trace text has none) the completed ones may be filtered too.
+      if (this.nFiltered === 0) bounds.filtered = b(cb.filtered.lo, cb.filtered.hi! + cwr.hi!);
       if (delta === undefined) {
         bounds.capacity_missed = b(0, ifs.hi! + cwr.hi!);
         bounds.in_flight_at_stop = b(0, ifs.hi);
@@ -815,9 +818,10 @@ export class LedgerBuilder {
         const lo = u > 0 ? 0 : Math.max(0, delta - (unpaired - open));
         bounds.capacity_missed = b(lo, Math.min(delta, ifs.hi! + cwr.hi!));
         bounds.in_flight_at_stop = b(ifs.lo - Math.min(delta, ifs.hi!), ifs.hi);
-        bounds.unexplained = b(cwr.lo - Math.min(delta, cwr.hi!), cwr.hi);
+        bounds.unexplained = b(this.nFiltered === 0 ? 0 : cwr.lo - Math.min(delta, cwr.hi!), cwr.hi);
         if (u === 0 && delta >= unpaired) {
-          // Every unreturned entry was a miss: nothing is in flight or unexplained.
+          // Every unreturned entry was a miss: nothing is in flight, filtered or unexplained.
+          bounds.filtered = cb.filtered;
           bounds.capacity_missed = b(open, open);
           bounds.in_flight_at_stop = b(0, 0);
           bounds.unexplained = b(0, 0);
