@@ -86,6 +86,10 @@ export class RetroSweep {
       this.h = 0;
     } else if (pts.length - this.h > this.pruneAt) {
       this.prune();
+    } else if (this.h >= 1024 && 2 * this.h >= pts.length) {
+      // Final points are done with: let them go even while a call is always open.
+      this.pts = pts.slice(this.h);
+      this.h = 0;
     }
   }
 
@@ -119,8 +123,8 @@ export class RetroSweep {
     this.pruneAt = Math.max(64, 2 * keep.length);
   }
 
-  /** Points held now (for tests of the memory bound). */
+  /** Points referenced now, final ones not yet let go included (for tests of the memory bound). */
   get held(): number {
-    return this.pts.length - this.h;
+    return this.pts.length;
   }
 }

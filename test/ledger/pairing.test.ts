@@ -205,6 +205,20 @@ describe('retroactive high-water sweep', () => {
     expect(s.value).toBe(2);
     expect(s.at).toBe(10);
   });
+
+  it('lets final points go while some call is always open (a chain of overlapping calls)', () => {
+    const s = new RetroSweep();
+    let prev = s.open(0, 1);
+    let most = 0;
+    for (let i = 1; i <= 200000; i++) {
+      const next = s.open(i * 10, i + 1);
+      s.close(prev, INTERVAL);
+      prev = next;
+      most = Math.max(most, s.held);
+    }
+    expect(most).toBeLessThan(5000);
+    expect(s.value).toBe(2);
+  });
 });
 
 describe('duration histogram', () => {
