@@ -355,6 +355,9 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
     const w = pop();
     const ev = w.queue[w.head]!;
     if (ev.us > stopUs) break;
+    // A tight operation's first entry is 600 ns into its microsecond: in the stop microsecond it is
+    // after the stop (and so is everything else of this worker).
+    if (ev.us === stopUs && ev.kind === 'entry' && ev.op?.tight === true && ev.us === ev.op.submitUs) continue;
     if (stopUsIn === undefined && traceRecords >= p.events) {
       stopUs = ev.us - 1;
       break;

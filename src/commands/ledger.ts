@@ -94,7 +94,7 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 1 KB each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--ops-thread', 'parse ops.jsonl on a second thread while the trace is scanned (trace text)')
+    .option('--no-ops-thread', 'parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned)')
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))

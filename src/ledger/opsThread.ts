@@ -169,6 +169,8 @@ export class OpsThread {
   end(): Promise<OpsThreadEnd> {
     Atomics.store(this.s.header, H_READ, this.read);
     Atomics.notify(this.s.header, H_READ);
+    // Awaited now: the process must wait for its last message (unref'd, it would exit first).
+    this.worker.ref();
     return this.ended;
   }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, simulate, type GenSink } from '../../scripts/gen-trace.js';
 import { cli } from '../cli/helpers.js';
 
-// --ops-thread parses ops.jsonl on a worker: the report must be the same as without it.
+// With trace text, ops.jsonl is parsed on a worker by default: the report must be the same as with --no-ops-thread.
 let dir: string;
 const f = (name: string) => path.join(dir, name);
 let stopNs = 0;
@@ -25,11 +25,11 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-describe('ledger --ops-thread', () => {
+describe('ledger: ops.jsonl on a second thread', () => {
   it('gives the same report as the single-threaded reader, problems included', () => {
     const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--capture-stop-ns', String(stopNs), '--format', 'json'];
-    const one = cli(args);
-    const two = cli([...args, '--ops-thread']);
+    const one = cli([...args, '--no-ops-thread']);
+    const two = cli(args);
     expect(one.code).toBe(0);
     expect(two.code).toBe(0);
     const a = JSON.parse(one.stdout);
@@ -41,8 +41,8 @@ describe('ledger --ops-thread', () => {
 
   it('refuses an operation past the reorder window the same way', () => {
     const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--ops-reorder', '1'];
-    const one = cli(args);
-    const two = cli([...args, '--ops-thread']);
+    const one = cli([...args, '--no-ops-thread']);
+    const two = cli(args);
     expect(one.code).toBe(2);
     expect(two.code).toBe(2);
     expect(two.stderr).toBe(one.stderr);
