@@ -1,34 +1,49 @@
 /**
  * `npm run bench:ledger`: the ledger on generated traces of two lengths (1 M and 10 M trace
- * records by default), in child processes so that each peak RSS is its own. Prints events/s,
- * peak RSS, the time of a bare line-by-line read (node:readline) of the same input files, the
- * ratio between the two, and whether the ledger reproduced the generator's ground truth.
- * Benchmarks print figures; nothing here asserts a time.
+ * records by default), in child processes so that each peak RSS is its own, on two shapes of
+ * input: `sorted` (ops.jsonl in submit order) and `real` (30 % of the ops lines written at
+ * completion, as a multi-threaded load generator does, and 0.2 % of operations starting 0.2 µs
+ * after their task's previous one). Each shape is read as trace text (a separate entry event,
+ * no instance ids) and as probe.jsonl (instance records).
  *
- *   node dist/scripts/bench-ledger.js [--sizes 1000000,10000000] [--dir bench-out]
+ * Prints events/s, wall and CPU time, peak RSS, the time of a bare line-by-line read
+ * (node:readline) of the same files, the time of scripts/naive-pair.py (the pairing script a
+ * user would write) over the same trace text, and the truth check: every figure the ledger calls
+ * exact must equal the generator's truth, every bound must contain it. Nothing here asserts a time.
+ *
+ *   node dist/scripts/bench-ledger.js [--sizes 1000000,10000000] [--dir bench-out] [--shapes sorted,real] [--no-python]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { LedgerResult } from '../src/ledger/ledger.js';
 import type { FormTruth } from './gen-trace.js';
+import { checkTruth } from './ledger-truth.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 
 interface ChildResult {
   ms: number;
+  cpuMs: number;
   maxRssMb: number;
   lines?: number;
   out?: string;
   code?: number;
 }
 
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 /** Child: a bare read of the files, line by line with node:readline, counting lines. */
 async function childBare(files: string[]): Promise<void> {
   const { createReadStream } = await import('node:fs');
   const readline = await import('node:readline');
   const t0 = performance.now();
+  const c0 = cpuMs();
   let lines = 0;
   for (const f of files) {
     const rl = readline.createInterface({ input: createReadStream(f, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
@@ -39,7 +54,7 @@ async function childBare(files: string[]): Promise<void> {
       rl.on('close', () => resolve());
     });
   }
-  const res: ChildResult = { ms: performance.now() - t0, maxRssMb: process.resourceUsage().maxRSS / 1024, lines };
+  const res: ChildResult = { ms: performance.now() - t0, cpuMs: cpuMs() - c0, maxRssMb: process.resourceUsage().maxRSS / 1024, lines };
   process.stdout.write(JSON.stringify(res));
 }
 
@@ -49,6 +64,7 @@ async function childLedger(args: string[]): Promise<void> {
   let out = '';
   let err = '';
   const t0 = performance.now();
+  const c0 = cpuMs();
   const code: number = await main(['ledger', ...args, '--format', 'json'], {
     stdout: (s: string) => {
       out += s;
@@ -63,33 +79,79 @@ async function childLedger(args: string[]): Promise<void> {
     cwd: process.cwd(),
     color: false,
   });
-  const res: ChildResult = { ms: performance.now() - t0, maxRssMb: process.resourceUsage().maxRSS / 1024, code, out };
+  const res: ChildResult = { ms: performance.now() - t0, cpuMs: cpuMs() - c0, maxRssMb: process.resourceUsage().maxRSS / 1024, code, out };
   if (err) process.stderr.write(err);
   process.stdout.write(JSON.stringify(res));
 }
 
 function runChild(args: string[]): ChildResult {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
   if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as ChildResult;
 }
 
-function ensureTrace(dir: string, events: number): void {
+/** The Python reference, timed by itself (its own rusage), so the machine's other load is not counted as its CPU. */
+function runPython(ops: string, trace: string, stopNs: number): ChildResult | string {
+  const harness = [
+    'import resource, runpy, sys, time',
+    't = time.perf_counter()',
+    `sys.argv = ['naive-pair.py', ${JSON.stringify(ops)}, ${JSON.stringify(trace)}, '${stopNs}']`,
+    `runpy.run_path(${JSON.stringify(path.join(root, 'scripts/naive-pair.py'))}, run_name='__main__')`,
+    'r = resource.getrusage(resource.RUSAGE_SELF)',
+    'sys.stderr.write("BENCH %f %f %f\\n" % ((time.perf_counter() - t) * 1000, (r.ru_utime + r.ru_stime) * 1000, r.ru_maxrss / 1024))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', harness], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error !== undefined) return `python3 not runnable: ${r.error.message}`;
+  const m = /BENCH ([\d.]+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  if (r.status !== 0 || m === null) return `python3 failed: ${r.stderr.slice(0, 300)}`;
+  return { ms: Number(m[1]), cpuMs: Number(m[2]), maxRssMb: Number(m[3]), out: r.stdout };
+}
+
+interface Shape {
+  name: 'sorted' | 'real';
+  args: string[];
+  shuffle: number;
+  tight: number;
+}
+const SHAPES: Shape[] = [
+  { name: 'sorted', args: [], shuffle: 0, tight: 0 },
+  { name: 'real', args: ['--shuffle', '0.3', '--tight', '0.002'], shuffle: 0.3, tight: 0.002 },
+];
+
+function ensureTrace(dir: string, events: number, shape: Shape): void {
   const truth = path.join(dir, 'truth.json');
   if (existsSync(truth)) {
-    const t = JSON.parse(readFileSync(truth, 'utf8')) as { params: { events: number } };
-    if (t.params.events === events) return;
+    const t = JSON.parse(readFileSync(truth, 'utf8')) as { params: { events: number; shuffle?: number; pTight?: number } };
+    if (t.params.events === events && (t.params.shuffle ?? 0) === shape.shuffle && (t.params.pTight ?? 0) === shape.tight) return;
   }
-  process.stderr.write(`generating ${events} events into ${dir} ...\n`);
-  const r = spawnSync(process.execPath, [path.join(root, 'dist/scripts/gen-trace.js'), '--events', String(events), '--out', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
+  process.stderr.write(`generating ${events} events (${shape.name}) into ${dir} ...\n`);
+  const r = spawnSync(process.execPath, [path.join(root, 'dist/scripts/gen-trace.js'), '--events', String(events), '--out', dir, ...shape.args], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error('gen-trace failed');
 }
 
-function checkTruth(out: string, truth: FormTruth): string {
-  const r = JSON.parse(out) as { ops: { eligible: number; classification: Record<string, number> }; high_water: { value: number } };
-  const got: Record<string, number> = { eligible: r.ops.eligible, ...r.ops.classification, high_water: r.high_water.value };
-  const bad = Object.entries(truth).filter(([k, v]) => k in got && got[k] !== v).map(([k, v]) => `${k} ${got[k]} != ${v}`);
-  return bad.length === 0 ? 'exact' : `MISMATCH: ${bad.join(', ')}`;
+interface Truth {
+  stop_us: number;
+  nmissed: number;
+  trace_records: number;
+  jsonl_records: number;
+  text: FormTruth;
+  jsonl: FormTruth;
+  params: { maxactive: number };
+}
+
+function truthLine(out: string, want: FormTruth, form: string): string {
+  const r = fromCliJson(out);
+  const c = checkTruth(r, want, { demand: form === 'trace.txt' });
+  const marks = `admitted ${r.highWater.exact ? `${r.highWater.value} exact` : `${r.highWater.value}..${r.highWater.upper ?? '?'}`} (truth ${want.high_water})${
+    r.demand === undefined ? '' : `, demand ${r.demand.exact ? `${r.demand.value} exact` : `${r.demand.value}..${r.demand.upper ?? '?'}`} (truth ${want.demand_high_water})`
+  }, uncertain ops ${r.ops?.uncertain ?? 0}`;
+  return `${c.wrong.length === 0 ? 'OK' : `WRONG: ${c.wrong.join('; ')}`}: ${c.exact} exact figures equal the truth, ${c.bounds} bounds contain it; ${marks}`;
+}
+
+/** The CLI's JSON (snake_case, the one casing of JSON output) as the LedgerResult fields the truth check reads. */
+function fromCliJson(out: string): LedgerResult {
+  const j = JSON.parse(out) as { ops?: Record<string, unknown> & { classification_bounds: unknown }; high_water: unknown; demand?: unknown; identity?: unknown };
+  return { ops: j.ops && { ...j.ops, classificationBounds: j.ops.classification_bounds }, highWater: j.high_water, demand: j.demand, identity: j.identity } as unknown as LedgerResult;
 }
 
 async function bench(argv: string[]): Promise<void> {
@@ -98,35 +160,61 @@ async function bench(argv: string[]): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const sizes = (get('--sizes') ?? '1000000,10000000').split(',').map(Number);
+  const shapes = (get('--shapes') ?? 'sorted,real').split(',').map((n) => SHAPES.find((s) => s.name === n)!).filter((s) => s !== undefined);
+  const python = !argv.includes('--no-python');
   const base = path.resolve(get('--dir') ?? path.join(root, 'bench-out'));
-  const rows: string[] = [];
+  const summary: string[] = [];
+  const threadRows: string[] = [];
   for (const n of sizes) {
-    const dir = path.join(base, `gen-${n}`);
-    ensureTrace(dir, n);
-    const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as { stop_us: number; trace_records: number; jsonl_records: number; text: FormTruth; jsonl: FormTruth };
-    const ops = path.join(dir, 'ops.jsonl');
-    for (const form of ['trace.txt', 'probe.jsonl'] as const) {
-      const trace = path.join(dir, form);
-      const records = form === 'trace.txt' ? truth.trace_records : truth.jsonl_records;
-      const mb = (statSync(trace).size + statSync(ops).size) / 1048576;
-      // Warm the page cache so neither side pays for the disk.
-      runChild(['--child-bare', trace, ops]);
-      const bare = runChild(['--child-bare', trace, ops]);
-      const bareTrace = runChild(['--child-bare', trace]);
-      const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(truth.stop_us * 1000)]);
-      const check = led.code === 0 && led.out ? checkTruth(led.out, form === 'trace.txt' ? truth.text : truth.jsonl) : `exit ${led.code}`;
-      const evs = records / (led.ms / 1000);
-      rows.push(
-        [
-          `${form.padEnd(11)} ${String(records).padStart(9)} records ${mb.toFixed(0).padStart(5)} MiB`,
-          `ledger ${(led.ms / 1000).toFixed(2).padStart(6)} s  ${(evs / 1e6).toFixed(2)} M events/s  peak RSS ${led.maxRssMb.toFixed(0)} MB`,
-          `bare readline: trace+ops ${(bare.ms / 1000).toFixed(2)} s (ratio ${(led.ms / bare.ms).toFixed(2)}x), trace only ${(bareTrace.ms / 1000).toFixed(2)} s (ratio ${(led.ms / bareTrace.ms).toFixed(2)}x)`,
-          `truth: ${check}`,
-        ].join('\n    '),
-      );
-      process.stdout.write(`${rows[rows.length - 1]}\n`);
+    for (const shape of shapes) {
+      const dir = path.join(base, shape.name === 'sorted' ? `gen-${n}` : `gen-${n}-${shape.name}`);
+      ensureTrace(dir, n, shape);
+      const truth = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth;
+      const ops = path.join(dir, 'ops.jsonl');
+      const stopNs = truth.stop_us * 1000;
+      for (const form of ['trace.txt', 'probe.jsonl'] as const) {
+        const trace = path.join(dir, form);
+        const records = form === 'trace.txt' ? truth.trace_records : truth.jsonl_records;
+        const mb = (statSync(trace).size + statSync(ops).size) / 1048576;
+        // Warm the page cache so neither side pays for the disk.
+        runChild(['--child-bare', trace, ops]);
+        const bare = runChild(['--child-bare', trace, ops]);
+        // Trace text carries no counters: the miss delta and the pool come as a user gives them (a case, or flags).
+        const extra = form === 'trace.txt' ? ['--nmissed-delta', String(truth.nmissed)] : [];
+        // One thread here; the second core's run (the default for trace text) follows.
+        const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--no-ops-thread']);
+        const check = led.code === 0 && led.out ? truthLine(led.out, form === 'trace.txt' ? truth.text : truth.jsonl, form) : `exit ${led.code}`;
+        const evs = records / (led.ms / 1000);
+        const evsCpu = records / (led.cpuMs / 1000);
+        const rows = [
+          `${shape.name.padEnd(6)} ${form.padEnd(11)} ${String(records).padStart(9)} records ${mb.toFixed(0).padStart(5)} MiB`,
+          `ledger ${(led.ms / 1000).toFixed(2)} s wall, ${(led.cpuMs / 1000).toFixed(2)} s CPU: ${(evs / 1e6).toFixed(2)} M events/s wall, ${(evsCpu / 1e6).toFixed(2)} M/s per CPU second; peak RSS ${led.maxRssMb.toFixed(0)} MB`,
+          `bare readline of trace+ops ${(bare.ms / 1000).toFixed(2)} s wall, ${(bare.cpuMs / 1000).toFixed(2)} s CPU (ledger/bare: ${(led.ms / bare.ms).toFixed(2)}x wall, ${(led.cpuMs / bare.cpuMs).toFixed(2)}x CPU)`,
+        ];
+        if (form === 'trace.txt') {
+          // The second core: ops.jsonl parsed on a worker thread while the trace is scanned.
+          const thr = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra]);
+          const same = thr.code === 0 && thr.out === led.out ? 'same report' : 'REPORT DIFFERS';
+          rows.push(`ops on a second thread (default) ${(thr.ms / 1000).toFixed(2)} s wall, ${(thr.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${thr.maxRssMb.toFixed(0)} MB: speed-up ${(led.ms / thr.ms).toFixed(2)}x wall, RSS cost ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB (${same})`);
+          threadRows.push(`${n} ${shape.name}: ops thread ${(led.ms / thr.ms).toFixed(2)}x wall, ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB RSS, ${same}`);
+        }
+        if (python && form === 'trace.txt') {
+          const py = runPython(ops, trace, stopNs);
+          if (typeof py === 'string') rows.push(`naive-pair.py: ${py}`);
+          else {
+            rows.push(`naive-pair.py ${(py.ms / 1000).toFixed(2)} s wall, ${(py.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${py.maxRssMb.toFixed(0)} MB: ledger is ${(py.ms / led.ms).toFixed(2)}x faster (wall), ${(py.cpuMs / led.cpuMs).toFixed(2)}x (CPU)`);
+            summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s, ${led.maxRssMb.toFixed(0)} MB, ${(py.cpuMs / led.cpuMs).toFixed(2)}x Python (CPU), ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}`);
+          }
+        } else {
+          summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s, ${led.maxRssMb.toFixed(0)} MB, ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}`);
+        }
+        rows.push(`truth: ${check}`);
+        process.stdout.write(`${rows.join('\n    ')}\n`);
+      }
     }
   }
+  process.stdout.write(`\nsummary (targets: >= 1 M events/s, RSS < 256 MB and flat in length, >= 3x the Python reference):\n  ${summary.join('\n  ')}\n`);
+  process.stdout.write(`second core (trace text):\n  ${threadRows.join('\n  ')}\n`);
 }
 
 const argv = process.argv.slice(2);

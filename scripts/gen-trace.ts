@@ -8,7 +8,13 @@
  * Outputs: ops.jsonl, trace.txt (tracefs text: a separate entry kprobe `gate_entry` and the
  * return event `gate`), probe.jsonl (a probe module with per-instance ids), truth.json.
  *
- *   node dist/scripts/gen-trace.js --events 1000000 --out bench-out/1m [--seed 1]
+ * Two real-world shapes on request: `--shuffle F` writes a fraction F of the ops.jsonl lines
+ * when the operation completes (as a multi-threaded load generator does; those still running
+ * at stop come last), so the file is out of submit order; `--tight P` makes a worker submit its
+ * next operation 0.2 µs after the previous one completed with probability P, so that an entry
+ * stamped in that microsecond (ftrace prints µs) could belong to either (probe.jsonl keeps ns).
+ *
+ *   node dist/scripts/gen-trace.js --events 1000000 --out bench-out/1m [--seed 1] [--shuffle 0.3] [--tight 0.05]
  *
  * The simulation is deterministic for a seed; it runs twice (once to find the capture-stop time
  * that yields the requested number of trace records, once to write).
@@ -39,6 +45,10 @@ export interface GenParams {
   pLong: number;
   longCallUs: number;
   thinkUs: number;
+  /** Fraction of ops.jsonl lines written at completion instead of at submit (0: sorted). */
+  shuffle?: number | undefined;
+  /** Probability that a worker's next operation starts 0.2 µs after its last one completed. */
+  pTight?: number | undefined;
 }
 
 export const DEFAULT_PARAMS: GenParams = {
@@ -66,7 +76,12 @@ export interface FormTruth {
   completed_without_return: number;
   filtered: number;
   no_probe_evidence: number;
+  /** Admitted instances outstanding at once (the pool's own count). */
   high_water: number;
+  /** Calls inside the function at once, admitted or missed or filtered, among calls the probe can see. */
+  demand_high_water: number;
+  /** Eligible operations whose missing evidence is a capacity miss (text: an unreturned entry was a miss; jsonl: every call was missed). */
+  capacity_missed: number;
   pairs: number;
 }
 
@@ -116,6 +131,16 @@ interface Op {
   textEntries: number;
   textUnreturned: number;
   withOpField: boolean;
+  /** Calls of it the pool missed. */
+  missed: number;
+  /** Calls of it (visible to the probe). */
+  calls: number;
+  /** The next operation of its worker starts 0.2 µs after it completes. */
+  tightAfter: boolean;
+  /** It starts 0.2 µs after its worker's previous operation completed. */
+  tight: boolean;
+  /** Its ops.jsonl line, held back until it completes (shuffle). */
+  deferred: string | undefined;
 }
 
 interface Call {
@@ -137,6 +162,8 @@ interface Worker {
   queue: Ev[];
   head: number;
   foreign: boolean;
+  /** The next operation starts in the microsecond the last one completed. */
+  tightNext: boolean;
 }
 
 const pad2 = (n: number, w: number): string => String(n).padStart(w, '0');
@@ -153,8 +180,12 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
   let opSeq = 0;
   let instSeq = 0;
   const workers: Worker[] = [];
-  for (let w = 0; w < p.workers; w++) workers.push({ pid: 1000 + w, comm: 'worker', queue: [], head: 0, foreign: false });
-  if (p.foreignGapUs > 0) workers.push({ pid: 900, comm: 'head', queue: [], head: 0, foreign: true });
+  for (let w = 0; w < p.workers; w++) workers.push({ pid: 1000 + w, comm: 'worker', queue: [], head: 0, foreign: false, tightNext: false });
+  if (p.foreignGapUs > 0) workers.push({ pid: 900, comm: 'head', queue: [], head: 0, foreign: true, tightNext: false });
+  // Its own stream, so that shuffling the file leaves the simulation (and its truth) unchanged.
+  const shuffleRnd = mulberry32(p.seed ^ 0x9e3779b9);
+  const shuffle = p.shuffle ?? 0;
+  const pTight = p.pTight ?? 0;
 
   const newCall = (op: Op | undefined): Call => ({ op, inst: `ffff8881c0a1${(instSeq++ % 0xffff).toString(16).padStart(4, '0')}:${instSeq}`, state: 'pending' });
 
@@ -184,15 +215,23 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
       planCalls(w.queue, undefined, t, p.maxDepth);
       return;
     }
-    const submit = fromUs + expo(p.thinkUs);
+    const tight = w.tightNext;
+    const submit = tight ? fromUs : fromUs + expo(p.thinkUs);
     const r = rnd();
     const kind: Op['kind'] = r < p.pIneligible ? 'ineligible' : r < p.pIneligible + p.pNoEvidence ? 'no-evidence' : r < p.pIneligible + p.pNoEvidence + p.pFiltered ? 'filtered' : 'normal';
-    const op: Op = { id: `req-${++opSeq}`, task: w.pid, kind, submitUs: submit, doneUs: 0, textOpen: 0, jsonEntries: 0, jsonOpen: 0, jsonFiltered: 0, textEntries: 0, textUnreturned: 0, withOpField: rnd() < 0.5 };
+    const op: Op = {
+      id: `req-${++opSeq}`, task: w.pid, kind, submitUs: submit, doneUs: 0, textOpen: 0, jsonEntries: 0, jsonOpen: 0, jsonFiltered: 0, textEntries: 0, textUnreturned: 0, withOpField: rnd() < 0.5,
+      missed: 0, calls: 0, tightAfter: false, tight, deferred: undefined,
+    };
+    // Only a called operation can start in the microsecond of its submit (its first entry is the record at stake).
+    if (tight && kind === 'ineligible') op.tight = false;
     w.queue.push({ us: submit, kind: 'submit', op, call: undefined });
-    let last = submit + 1 + Math.floor(rnd() * 5);
+    let last = op.tight ? submit : submit + 1 + Math.floor(rnd() * 5);
     if (kind === 'ineligible') last += expo(p.meanCallUs);
     else last = planCalls(w.queue, op, last, 1);
     op.doneUs = last + 1 + Math.floor(rnd() * 5);
+    w.tightNext = pTight > 0 && rnd() < pTight;
+    op.tightAfter = w.tightNext;
     w.queue.push({ us: op.doneUs, kind: 'done', op, call: undefined });
     // Entries and returns of nested calls interleave: keep the worker's events in time order.
     w.queue.sort((a, b) => a.us - b.us || order(a) - order(b));
@@ -244,6 +283,8 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
 
   let inUse = 0;
   let jsonHigh = 0;
+  let demandOpen = 0;
+  let demandHigh = 0;
   let textOpen = 0;
   let textHigh = 0;
   let nmissed = 0;
@@ -256,8 +297,9 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
   let opsCount = 0;
   const foreignOpenText = { n: 0 };
 
-  const text: FormTruth = { eligible: 0, returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0, high_water: 0, pairs: 0 };
-  const json: FormTruth = { eligible: 0, returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0, high_water: 0, pairs: 0 };
+  const zero = (): FormTruth => ({ eligible: 0, returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0, high_water: 0, demand_high_water: 0, capacity_missed: 0, pairs: 0 });
+  const text = zero();
+  const json = zero();
   let ineligible = 0;
   const classify = (op: Op, done: boolean): void => {
     if (op.kind === 'ineligible') {
@@ -272,18 +314,41 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
       else if (done) json.completed_without_return++;
       else json.in_flight_at_stop++;
     } else if (op.jsonFiltered > 0) json.filtered++;
-    else json.no_probe_evidence++;
+    else {
+      json.no_probe_evidence++;
+      if (op.missed > 0) json.capacity_missed++;
+    }
     // trace.txt: entry events for every visible call; returns for accepted ones.
     const unreturned = done ? op.textUnreturned : op.textOpen;
     if (op.textEntries > 0) {
       if (unreturned === 0) text.returned++;
       else if (done) text.completed_without_return++;
       else text.in_flight_at_stop++;
+      if (unreturned > 0 && op.missed > 0) text.capacity_missed++;
     } else text.no_probe_evidence++;
   };
 
   sink?.trace('# tracer: nop\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |');
   sink?.jsonl(JSON.stringify({ ev: 'counter', name: 'nmissed', value: 0, epoch: 'reg-1', ts_ns: 0 }));
+
+  // probe.jsonl keeps nanoseconds: a tight operation's first entry is 600 ns into its microsecond,
+  // so the lines of one microsecond are sorted before they are written.
+  let jUs = -1;
+  let jBuf: Array<{ ns: number; line: string }> = [];
+  const flushJ = (): void => {
+    if (jBuf.length > 1) jBuf.sort((a, b) => a.ns - b.ns);
+    for (const x of jBuf) sink?.jsonl(x.line);
+    jBuf = [];
+  };
+  const jsonl = (us: number, ns: number, line: string): void => {
+    if (us !== jUs) {
+      flushJ();
+      jUs = us;
+    }
+    if (sink) jBuf.push({ ns, line });
+  };
+  const doneNs = (op: Op): number => op.doneUs * 1000 + (op.tightAfter ? 200 : 500);
+  const submitNs = (op: Op): number => op.submitUs * 1000 + (op.tight ? 400 : 500);
 
   const prefix = (w: Worker, us: number): string => `${w.comm.padStart(16)}-${String(w.pid).padEnd(7)} [${pad2(w.pid % 2, 3)}] ..... ${stamp(us)}`;
 
@@ -291,6 +356,9 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
     const w = pop();
     const ev = w.queue[w.head]!;
     if (ev.us > stopUs) break;
+    // A tight operation's first entry is 600 ns into its microsecond: in the stop microsecond it is
+    // after the stop (and so is everything else of this worker).
+    if (ev.us === stopUs && ev.kind === 'entry' && ev.op?.tight === true && ev.us === ev.op.submitUs) continue;
     if (stopUsIn === undefined && traceRecords >= p.events) {
       stopUs = ev.us - 1;
       break;
@@ -298,7 +366,8 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
     w.head++;
     const op = ev.op;
     const call = ev.call;
-    const ns = ev.us * 1000;
+    // A tight operation's first entry comes after its submit, within the same microsecond.
+    const ns = ev.us * 1000 + (ev.kind === 'entry' && op?.tight && ev.us === op.submitUs ? 600 : 0);
     switch (ev.kind) {
       case 'submit':
         // submit_ns is 500 ns after its microsecond: submitted in the stop microsecond is after the stop.
@@ -307,7 +376,11 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
         opsCount++;
         // stopUs is known on the writing pass, so whether the test saw it complete is known now
         // (done_ns = done µs + 500 ns, so completing in the stop microsecond is after the stop).
-        sink?.ops(JSON.stringify({ op: op!.id, task: op!.task, submit_ns: op!.submitUs * 1000 + 500, done_ns: op!.doneUs < stopUs ? op!.doneUs * 1000 + 500 : null, reaches_target: op!.kind !== 'ineligible' }));
+        {
+          const line = JSON.stringify({ op: op!.id, task: op!.task, submit_ns: submitNs(op!), done_ns: op!.doneUs < stopUs ? doneNs(op!) : null, reaches_target: op!.kind !== 'ineligible' });
+          if (shuffle > 0 && shuffleRnd() < shuffle) op!.deferred = line;
+          else sink?.ops(line);
+        }
         break;
       case 'entry': {
         if (op?.kind === 'no-evidence') {
@@ -317,6 +390,9 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
         // The separate entry kprobe fires for every visible call.
         traceRecords++;
         textOpen++;
+        demandOpen++;
+        if (demandOpen > demandHigh) demandHigh = demandOpen;
+        if (op) op.calls++;
         if (textOpen > textHigh) textHigh = textOpen;
         if (op) {
           op.textEntries++;
@@ -327,7 +403,7 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
           call!.state = 'filtered';
           op.jsonFiltered++;
           jsonlRecords++;
-          sink?.jsonl(JSON.stringify(op.withOpField ? { ev: 'filtered', task: w.pid, ts_ns: ns, op: op.id } : { ev: 'filtered', task: w.pid, ts_ns: ns }));
+          jsonl(ev.us, ns, JSON.stringify(op.withOpField ? { ev: 'filtered', task: w.pid, ts_ns: ns, op: op.id } : { ev: 'filtered', task: w.pid, ts_ns: ns }));
         } else if (inUse < p.maxactive) {
           call!.state = 'accepted';
           inUse++;
@@ -339,14 +415,16 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
           jsonlRecords++;
           const rec: Record<string, unknown> = { ev: 'entry', inst: call!.inst, task: w.pid, cpu: w.pid % 2, ts_ns: ns };
           if (op?.withOpField) rec.op = op.id;
-          sink?.jsonl(JSON.stringify(rec));
+          jsonl(ev.us, ns, JSON.stringify(rec));
         } else {
           call!.state = 'missed';
           nmissed++;
+          if (op) op.missed++;
         }
         break;
       }
       case 'return':
+        if (call!.state !== 'invisible' && call!.state !== 'pending') demandOpen--;
         if (call!.state === 'accepted') {
           inUse--;
           traceRecords++;
@@ -359,7 +437,7 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
             op.textOpen--;
           } else foreignOpenText.n--;
           sink?.trace(`${prefix(w, ev.us)}: gate: (vfs_read+0x338/0x370 <- pipe_read) arg1=0`);
-          sink?.jsonl(JSON.stringify({ ev: 'return', inst: call!.inst, task: w.pid, cpu: w.pid % 2, ts_ns: ns, ret: 0 }));
+          jsonl(ev.us, ns, JSON.stringify({ ev: 'return', inst: call!.inst, task: w.pid, cpu: w.pid % 2, ts_ns: ns, ret: 0 }));
         }
         break;
       case 'done':
@@ -371,17 +449,27 @@ export function simulate(p: GenParams, sink: GenSink | undefined, stopUsIn?: num
         op!.textOpen = 0;
         liveOps.delete(op!);
         classify(op!, true);
+        if (op!.deferred !== undefined) sink?.ops(op!.deferred);
         break;
     }
     if (w.head >= w.queue.length) planNext(w, ev.us);
     push(w);
   }
 
-  for (const op of liveOps) classify(op, false);
-  text.high_water = textHigh;
+  for (const op of liveOps) {
+    classify(op, false);
+    // A load generator writes what is still running when it stops.
+    if (op.deferred !== undefined) sink?.ops(op.deferred);
+  }
+  // Admitted instances are the pool's, whatever form records them; demand is what an entry event sees.
+  void textHigh;
+  text.high_water = jsonHigh;
+  text.demand_high_water = demandHigh;
   text.pairs = textPairs;
   json.high_water = jsonHigh;
+  json.demand_high_water = demandHigh;
   json.pairs = jsonPairs;
+  flushJ();
   sink?.jsonl(JSON.stringify({ ev: 'counter', name: 'nmissed', value: nmissed, epoch: 'reg-1', ts_ns: stopUs * 1000 }));
   return { params: p, stop_us: stopUs, ops: opsCount, ineligible, nmissed, trace_records: traceRecords, jsonl_records: jsonlRecords, jsonl: json, text };
 }
@@ -422,7 +510,13 @@ async function main(argv: string[]): Promise<void> {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const params: GenParams = { ...DEFAULT_PARAMS, events: Number(get('--events') ?? 100000), seed: Number(get('--seed') ?? 1) };
+  const params: GenParams = {
+    ...DEFAULT_PARAMS,
+    events: Number(get('--events') ?? 100000),
+    seed: Number(get('--seed') ?? 1),
+    shuffle: Number(get('--shuffle') ?? 0),
+    pTight: Number(get('--tight') ?? 0),
+  };
   const out = get('--out') ?? 'bench-out/trace';
   const { sink, close } = fileSink(out);
   const truth = generate(params, sink);

@@ -80,7 +80,10 @@ export function capacityCommand(ctx: CommandContext): Command {
       if (o.trace !== undefined) {
         const { report } = await runLedger(ctx, { ops: o.ops, trace: o.trace, entryEvent: o.entryEvent, returnEvent: o.returnEvent, format: 'text' });
         const r = report.result;
-        observed = { value: r.highWater.value, lowerBound: r.highWater.lowerBound, fromEntryEvents: r.semantics === 'event' };
+        // Demand (from a separate entry event) is what the pool must hold; admitted instances are censored by it.
+        observed = r.demand !== undefined
+          ? { value: r.demand.value, lowerBound: !r.demand.exact, fromEntryEvents: true }
+          : { value: r.highWater.value, lowerBound: r.highWater.lowerBound, fromEntryEvents: false };
       } else if (num(cc?.observed_high_water) !== undefined) {
         observed = { value: num(cc?.observed_high_water)!, lowerBound: false, fromEntryEvents: false };
       }

@@ -6,7 +6,7 @@ import { openInput } from '../fsutil.js';
 import { loadCase, updateCaseFile } from '../case/load.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
@@ -24,6 +24,8 @@ export interface LedgerCommandOptions {
   entrySemantics?: 'instance' | 'event';
   nmissedDelta?: number;
   maxactive?: number;
+  opsReorder?: number;
+  opsThread?: boolean;
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json' | 'markdown';
@@ -52,6 +54,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   }
   const t = await openTrace(ctx, o.trace);
   const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
+  const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
   let report: LedgerReport;
   try {
     report = await readLedger({
@@ -64,6 +67,9 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       captureStopNs: o.captureStopNs,
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
       observe: o.observe,
+      maxactive: eff?.value,
+      opsReorder: o.opsReorder,
+      opsThread: o.opsThread,
       onProgress: bar?.update,
     });
   } finally {
@@ -74,7 +80,6 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
     const abs = path.resolve(ctx.io.cwd, o.ops);
     for (const p of report.problems.first) if (p.file === abs) p.file = o.ops;
   }
-  const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
   const view: LedgerView = { report, opsName: o.ops, traceName: t.name, effectiveMaxactive: eff };
   if (fromCase !== undefined && report.result.counters.source === 'none' && o.nmissedDelta === undefined) {
     report.notes.push(`miss counter: ${fromCase.nmissedWhy}`);
@@ -91,6 +96,8 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .addOption(new Option('--entry-semantics <kind>', 'what an entry record means: instance (an entry handler ran) or event (a separate entry kprobe); default from the format').choices(['instance', 'event']))
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
+    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 1 KB each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
+    .option('--no-ops-thread', 'parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned)')
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));
 }

@@ -105,6 +105,9 @@ export function bareEventName(name: string): string {
   return cut >= 0 ? name.slice(cut + 1) : name;
 }
 
+/** The unit of the last stamp read by stampBytes, in ns (1000 for 6 fraction digits). */
+let stampUnitNs = 1;
+
 function stampBytes(b: Uint8Array, from: number, to: number): number {
   let sec = 0;
   let i = from;
@@ -128,6 +131,7 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
   if (digits === 0) return -1;
   let scale = 1;
   for (let d = digits; d < 9; d++) scale *= 10;
+  stampUnitNs = scale;
   const ns = sec * 1e9 + frac * scale;
   return Number.isSafeInteger(ns) ? ns : -1;
 }
@@ -167,6 +171,8 @@ export interface TraceScan {
   tgid: number;
   cpu: number;
   tsNs: number;
+  /** The stamp's unit in ns: the record happened in [tsNs, tsNs + resNs) (1000 for ftrace's microseconds). */
+  resNs: number;
   /** SCAN_LOST: the number of lost events. */
   lost: number;
   commStart: number;
@@ -183,7 +189,7 @@ export interface TraceScan {
 
 /** The shared scan state (valid until the next scan). */
 export const traceScan: TraceScan = {
-  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, lost: 0,
+  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, resNs: 1, lost: 0,
   commStart: 0, commEnd: 0, evStart: 0, evEnd: 0, bodyStart: 0, arrow: -1, close: 0, end: 0, expected: '',
 };
 
@@ -346,6 +352,7 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   }
   if (tsNs < 0) return scanProblem('a timestamp "seconds.fraction:" after the CPU column');
   st.tsNs = tsNs;
+  st.resNs = stampUnitNs;
 
   while (p < end && isBlank(b[p]!)) p++;
   st.evStart = p;

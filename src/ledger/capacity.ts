@@ -115,8 +115,8 @@ export function capacityModel(input: CapacityInput): CapacityResult {
   const eff = effectiveMaxactive(input.iface, input.requested, input.possibleCpus);
   if (obs !== undefined) {
     const full = eff.kind === 'value' && obs.value >= eff.value;
-    if (obs.fromEntryEvents) recReasoning.push(`observed ${obs.value} entry events outstanding at once (an entry kprobe counts calls the return probe missed, so this is demand, not admitted instances)`);
-    else recReasoning.push(`observed high-water mark ${obs.value} admitted instances${obs.lowerBound ? ' (a floor: calls were outstanding before capture)' : ''}`);
+    if (obs.fromEntryEvents) recReasoning.push(`observed demand of ${obs.value} calls entered at once${obs.lowerBound ? ' (a floor)' : ''} (an entry kprobe counts calls the return probe missed, so this is demand, not admitted instances)`);
+    else recReasoning.push(`observed high-water mark ${obs.value} admitted instances${obs.lowerBound ? ' (a floor: the records leave some calls\' instances open to doubt, or calls were outstanding before capture)' : ''}`);
     if (full && !obs.fromEntryEvents) recReasoning.push(`the observation reached the effective pool (${eff.kind === 'value' ? eff.value : '?'}): it is censored by the pool and says only that demand is at least that high`);
     if (value !== undefined && obs.value > value) {
       recReasoning.push(`the observation exceeds the model (${obs.value} > ${value}): some callers are missing from the model; using the observation until the model explains it`);

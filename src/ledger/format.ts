@@ -1,4 +1,5 @@
 import { formatInputError } from '../errors.js';
+import { CLASS_NAMES, IDENTITY_TERMS, type Bound, type HighWater } from './ledger.js';
 import type { LedgerReport } from './read.js';
 
 /** Human durations: ns, µs, ms or s with 3 significant digits. */
@@ -30,16 +31,19 @@ export function coverageWarnings(view: LedgerView): string[] {
   const r = view.report.result;
   const out: string[] = [];
   const id = r.identity;
-  const missed = id?.capacity_missed ?? r.counters.nmissedDelta;
-  if (missed !== null && missed !== undefined && missed > 0) {
-    const delta = r.counters.nmissedDelta;
-    out.push(`the return probe missed calls (nmissed rose by ${delta ?? missed}; ${missed} eligible operation(s) are put down to it): the percentiles come from admitted calls only and can be biased toward shorter or less concurrent calls`);
-  } else if (missed === undefined || missed === null) {
+  const delta = r.counters.nmissedDelta;
+  if (delta !== undefined && delta > 0) {
+    const m = id?.bounds.capacity_missed;
+    const ops = m === undefined ? '' : `; ${showBound(m)} eligible operation(s) can be put down to it`;
+    out.push(`the return probe missed calls (nmissed rose by ${delta}${ops}): the percentiles come from admitted calls only and can be biased toward shorter or less concurrent calls`);
+  } else if (delta === undefined) {
     out.push('the miss-counter delta is unknown: whether capacity misses biased the distribution cannot be said (give --case with counters, or --nmissed-delta)');
   }
   const eff = view.effectiveMaxactive?.value;
   if (eff !== undefined && r.highWater.value >= eff) {
-    out.push(`the in-flight high-water mark (${r.highWater.value}) reached the effective maxactive (${eff}): the pool was full, so longer, overlapping calls are the ones most likely missing`);
+    out.push(`the admitted high-water mark (${r.highWater.value}) reached the effective maxactive (${eff}): the pool was full, so longer, overlapping calls are the ones most likely missing`);
+  } else if (eff !== undefined && r.demand !== undefined && r.demand.value > eff) {
+    out.push(`demand (${r.demand.value} calls entered at once, from entry events) exceeded the effective maxactive (${eff}): calls beyond the pool were missed`);
   }
   const incomplete = incompleteCalls(view.report);
   if (incomplete > 0) out.push(`${incomplete} call(s) have no return inside the window: the longest calls are missing from the distribution`);
@@ -79,6 +83,39 @@ export function latencyCoverage(report: LedgerReport): LatencyCoverage | undefin
   return { eligible: ops.eligible, accepted, capacity_missed: missed, filtered: ops.classification.filtered, incomplete: incompleteCalls(report) };
 }
 
+/** A bound as text: `7` when exact, `3..7` or `3..?` otherwise. */
+export function showBound(b: Bound): string {
+  if (b.exact) return String(b.lo);
+  return `${b.lo}..${b.hi ?? '?'}`;
+}
+
+function showMark(h: HighWater): string {
+  return h.exact ? `${h.value} (exact)` : `${h.value}..${h.upper ?? '?'} (a floor; ceiling from ${h.upperFrom})`;
+}
+
+/**
+ * Which figures of the report are exact and which are bounds (names as in the JSON). Exact:
+ * what the records determine; bounds: a figure whose true value lies in [lo, hi].
+ */
+export function figureKinds(report: LedgerReport): { exact: string[]; bounds: string[] } {
+  const r = report.result;
+  const exact: string[] = [];
+  const bounds: string[] = [];
+  const put = (name: string, isExact: boolean): void => {
+    (isExact ? exact : bounds).push(name);
+  };
+  put('high_water', r.highWater.exact);
+  if (r.demand !== undefined) put('demand', r.demand.exact);
+  if (r.ops !== undefined) {
+    put('ops.eligible', true);
+    for (const k of CLASS_NAMES) put(`ops.classification.${k}`, r.ops.classificationBounds[k].exact);
+  }
+  if (r.identity !== undefined) for (const t of IDENTITY_TERMS) put(`identity.${t}`, r.identity.bounds[t].exact);
+  // Durations pair returns with the entry on top of the task's stack: nested calls without ids are a guess.
+  if (r.durations !== undefined) put('durations', r.pairing.ambiguous === 0);
+  return { exact, bounds };
+}
+
 /** The plain-text report of `kretprobe-triage ledger`. Pure. */
 export function formatLedgerText(view: LedgerView): string {
   const { report } = view;
@@ -90,26 +127,29 @@ export function formatLedgerText(view: LedgerView): string {
   const ops = r.ops;
   if (ops !== undefined) {
     const c = ops.classification;
+    const cb = ops.classificationBounds;
+    const n = (k: keyof typeof c): string => (cb[k].exact ? String(c[k]) : `${c[k]} (${showBound(cb[k])})`);
     lines.push('');
     lines.push(`operations: ${ops.total} read, ${ops.eligible} eligible${ops.ineligible > 0 ? `, ${ops.ineligible} not reaching the target${ops.ineligibleWithEvidence > 0 ? ` (${ops.ineligibleWithEvidence} of them have probe records anyway)` : ''}` : ''}${ops.outsideWindow > 0 ? `, ${ops.outsideWindow} outside the capture window` : ''}`);
-    lines.push(`  returned                    ${c.returned}`);
-    lines.push(`  in flight at capture stop   ${c.in_flight_at_stop}`);
-    lines.push(`  completed without return    ${c.completed_without_return}   (entry recorded, the ledger saw the operation finish, no return record)`);
-    lines.push(`  filtered                    ${c.filtered}`);
-    lines.push(`  no probe evidence           ${c.no_probe_evidence}`);
+    lines.push(`  returned                    ${n('returned')}`);
+    lines.push(`  in flight at capture stop   ${n('in_flight_at_stop')}   (an entry without return, the operation not done at stop)`);
+    lines.push(`  completed without return    ${n('completed_without_return')}   (entry recorded, the ledger saw the operation finish, no return record)`);
+    lines.push(`  filtered                    ${n('filtered')}`);
+    lines.push(`  no probe evidence           ${n('no_probe_evidence')}`);
+    if (ops.uncertain > 0) lines.push(`  ${ops.uncertain} operation(s) are uncertain: a record of their task fell where two of its operations meet within the stamp's resolution (${r.pairing.ambiguousOpMatches} such records); their classes are given as lo..hi`);
     lines.push(`  foreign probe records       ${r.pairing.foreign}   (match no operation: the observer's own pipeline, or other callers)`);
     if (ops.reachesTargetUnknown > 0) lines.push(`  note: ${ops.reachesTargetUnknown} operation(s) lack "reaches_target" and were counted as eligible`);
     const id = r.identity;
     if (id !== undefined) {
-      const v = (x: number | null): string => (x === null ? '?' : String(x));
+      const v = (t: (typeof IDENTITY_TERMS)[number]): string => showBound(id.bounds[t]);
       lines.push('');
-      lines.push('accounting identity (DESIGN.md):');
-      lines.push(`  eligible ${id.eligible} = returned ${id.returned} + filtered ${id.filtered} + in_flight_at_stop ${v(id.in_flight_at_stop)} + capacity_missed ${v(id.capacity_missed)} + not_covered ${v(id.not_covered)} + unexplained ${v(id.unexplained)}`);
-      lines.push(`  ${id.balanced === null ? 'incomplete: terms marked ? need the miss-counter delta within one epoch' : id.balanced ? 'balanced' : 'DOES NOT BALANCE'}; nmissed delta ${r.counters.nmissedDelta ?? 'unknown'} (${r.counters.source})`);
-      // The counter says how many calls were missed, not which: the split against not_covered is a bound.
-      const silent = r.semantics === 'instance' ? ops.classification.no_probe_evidence : ops.classification.completed_without_return + ops.classification.in_flight_at_stop;
-      if (id.capacity_missed !== null && id.capacity_missed > 0 && silent > 0) {
-        lines.push(`  note: capacity_missed puts up to the miss delta on the ${silent} operation(s) it could explain; the counter also counts nested and foreign calls, so ${r.semantics === 'instance' ? 'not_covered' : 'unexplained and in_flight_at_stop'} may be larger by up to ${id.capacity_missed}`);
+      // The verdict engine derives the identity from the case; this is the ledger's own view of its counts.
+      lines.push('ledger summary of the accounting terms (DESIGN.md; lo..hi where the records leave the split open — the verdict derives the identity from the case):');
+      lines.push(`  eligible ${id.eligible} = returned ${v('returned')} + filtered ${v('filtered')} + in_flight_at_stop ${v('in_flight_at_stop')} + capacity_missed ${v('capacity_missed')} + not_covered ${v('not_covered')} + unexplained ${v('unexplained')}`);
+      const state = id.balanced === true ? 'balanced (every term exact)' : id.balanced === false ? 'DOES NOT BALANCE' : id.consistent === false ? 'CANNOT BALANCE: the bounds exclude eligible' : 'balance not determined: some terms are only bounds';
+      lines.push(`  ${state}; nmissed delta ${r.counters.nmissedDelta ?? 'unknown'} (${r.counters.source})`);
+      if (!id.bounds.capacity_missed.exact && r.counters.nmissedDelta !== undefined) {
+        lines.push(`  note: the miss counter says how many calls were missed, not which: it also counts nested, ineligible and foreign calls${r.semantics === 'event' ? ', and trace text cannot tell a filtered call from a missed one' : ''}`);
       }
     }
   }
@@ -119,10 +159,11 @@ export function formatLedgerText(view: LedgerView): string {
   lines.push(`  returns without entry ${p.returnsWithoutEntry}, entries without return ${p.entriesWithoutReturn}${p.closedByCompletion > 0 ? ` (${p.closedByCompletion} closed when their operation completed)` : ''}, duplicate instance ids ${p.duplicateInstances}, out-of-order records ${p.unsortedRecords}${p.ambiguousOpMatches > 0 ? `, ambiguous operation matches ${p.ambiguousOpMatches}` : ''}`);
   lines.push('');
   const hw = r.highWater;
-  const where = hw.atNs === undefined ? '' : ` at ${formatStamp(hw.atNs)} s (${view.traceName}:${hw.line})`;
+  const where = (h: HighWater): string => (h.atNs === undefined ? '' : ` first at ${formatStamp(h.atNs)} s (${view.traceName}:${h.line})`);
   const eff = view.effectiveMaxactive;
-  lines.push(`in flight: high-water mark ${hw.value}${hw.lowerBound ? ' (a floor: calls were outstanding before capture began)' : ''}${where}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
-  if (r.semantics === 'event') lines.push('  counted from entry events: calls the return probe missed are included until their operation completes');
+  lines.push(`in flight: admitted instances outstanding at once ${showMark(hw)}${where(hw)}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
+  if (r.semantics === 'event') lines.push('  admitted counts calls whose return was seen; an entry event alone may be a miss');
+  if (r.demand !== undefined) lines.push(`  demand (calls entered at once, from entry events, admitted or missed) ${showMark(r.demand)}${where(r.demand)}`);
   lines.push('');
   const d = r.durations;
   const from = r.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs';
@@ -130,13 +171,20 @@ export function formatLedgerText(view: LedgerView): string {
   else {
     lines.push(`durations of ${from}: n=${d.count}, p50 ${formatNs(d.p50Ns)}, p90 ${formatNs(d.p90Ns)}, p99 ${formatNs(d.p99Ns)}, max ${formatNs(d.maxNs)} (percentiles within ±${(d.relativeError * 100).toFixed(2)}%)`);
   }
-  const cov = latencyCoverage(report);
-  if (cov !== undefined) {
-    lines.push(`  coverage: eligible ${cov.eligible}, accepted ${cov.accepted ?? 'unknown'}, capacity misses ${cov.capacity_missed ?? 'unknown'}, filtered ${cov.filtered}, incomplete ${cov.incomplete}`);
+  const id = r.identity;
+  const c = ops?.classification;
+  if (ops !== undefined && c !== undefined) {
+    const m = id?.bounds.capacity_missed;
+    const accepted = r.semantics === 'instance' ? String(ops.withEntry) : m === undefined ? 'unknown' : showBound({ lo: ops.withEntry - (m.hi ?? ops.withEntry), hi: ops.withEntry - m.lo, exact: m.exact });
+    lines.push(`  coverage: eligible ${ops.eligible}, accepted ${accepted}, capacity misses ${m === undefined ? 'unknown' : showBound(m)}, filtered ${c.filtered}, incomplete ${incompleteCalls(report)}`);
   } else {
     lines.push(`  coverage: no ops ledger, so eligible calls are unknown; capacity misses ${r.counters.nmissedDelta ?? 'unknown'}`);
   }
   for (const w of coverageWarnings(view)) lines.push(`  warning: ${w}`);
+  const kinds = figureKinds(report);
+  lines.push('');
+  lines.push(`exact: ${kinds.exact.join(', ') || 'none'}`);
+  lines.push(`bounds: ${kinds.bounds.join(', ') || 'none'}`);
   if (report.notes.length > 0 || report.problems.count > 0) {
     lines.push('');
     lines.push(`input warnings: ${report.problems.count}`);
@@ -159,6 +207,7 @@ export function ledgerJson(view: LedgerView): Record<string, unknown> {
     effective_maxactive: view.effectiveMaxactive ?? null,
     coverage: latencyCoverage(report) ?? null,
     coverage_warnings: coverageWarnings(view),
+    figures: figureKinds(report),
     other_events: report.otherEvents,
     lost: report.lost,
     notes: report.notes,
@@ -173,8 +222,13 @@ export function ledgerJson(view: LedgerView): Record<string, unknown> {
 export function caseUpdates(report: LedgerReport): Record<string, unknown> {
   const r = report.result;
   const u: Record<string, unknown> = {};
+  // A floor when not exact: every rule that reads it asks "at least".
   u['concurrency.observed_high_water'] = r.highWater.value;
   if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = r.highWater.atNs;
+  if (r.demand !== undefined) {
+    u['concurrency.observed_demand_high_water'] = r.demand.value;
+    if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = r.demand.atNs;
+  }
   if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
   u['ledger.returns_without_entry'] = r.pairing.returnsWithoutEntry;

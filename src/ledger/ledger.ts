@@ -1,5 +1,7 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
+import { MinHeap } from './heap.js';
+import { INTERVAL, NONE, POINT, RetroSweep, type SweepPoint } from './sweep.js';
 
 /**
  * The operation ledger: pairs probe records into calls, binds calls to the independent
@@ -55,11 +57,18 @@ export interface LedgerOptions {
   captureStopNs?: number | undefined;
   /** The return probe's miss-counter delta within one epoch (from the case or the command line). */
   nmissedDelta?: number | undefined;
+  /** The effective maxactive, when known: admitted instances can never exceed it. */
+  maxactive?: number | undefined;
   /**
    * Index operations by id (needed when records carry `op`; trace text never does, and skipping
    * the index saves a hash insert and delete per operation). Default true.
    */
   opIds?: boolean | undefined;
+  /**
+   * What the ops refusal says was expected, when an operation arrives after the trace has passed
+   * its submit time (the reader's reorder bound goes here).
+   */
+  opsOrderExpected?: string | undefined;
   /** Where warnings about single records go (file line, expected, got). */
   warn?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => void) | undefined;
 }
@@ -79,6 +88,8 @@ interface OpState {
   returned: number;
   filtered: number;
   active: boolean;
+  /** A record was bound to it while another operation of its task could have owned it too. */
+  uncertain: boolean;
   /** Its calls still open, linked through the calls themselves (no array per operation, O(1) removal). */
   calls: OpenCall | null;
 }
@@ -89,6 +100,9 @@ interface OpenCall {
   op: OpState | undefined;
   line: number;
   inst: string | undefined;
+  /** Its points in the admitted and the demand sweeps. */
+  pa: SweepPoint;
+  pd: SweepPoint | undefined;
   /** Neighbours in `op.calls`. */
   prev: OpenCall | null;
   next: OpenCall | null;
@@ -126,6 +140,37 @@ export interface Classification {
   no_probe_evidence: number;
 }
 
+export type ClassName = keyof Classification;
+export const CLASS_NAMES: readonly ClassName[] = ['returned', 'in_flight_at_stop', 'completed_without_return', 'filtered', 'no_probe_evidence'];
+
+export type IdentityTerm = 'returned' | 'filtered' | 'in_flight_at_stop' | 'capacity_missed' | 'not_covered' | 'unexplained';
+export const IDENTITY_TERMS: readonly IdentityTerm[] = ['returned', 'filtered', 'in_flight_at_stop', 'capacity_missed', 'not_covered', 'unexplained'];
+
+/** A figure the ledger knows exactly (lo === hi) or only within [lo, hi] (hi null: no upper bound). */
+export interface Bound {
+  lo: number;
+  hi: number | null;
+  exact: boolean;
+}
+
+/** A high-water mark: `value` is exact when `exact`, else a floor with `upper` the ceiling (null: none known). */
+export interface HighWater {
+  value: number;
+  atNs: number | undefined;
+  line: number | undefined;
+  /** `value` is a floor (the mark may be higher). */
+  lowerBound: boolean;
+  upper: number | null;
+  exact: boolean;
+  /** What the ceiling rests on. */
+  upperFrom: string;
+}
+
+/**
+ * The ledger's own summary of DESIGN.md's terms, from its raw counts: each term is a point value
+ * only when the records determine it, otherwise null with its bounds. The verdict engine derives
+ * the accounting identity from the case; this summary is the ledger's view, not a second owner.
+ */
 export interface Identity {
   eligible: number;
   returned: number;
@@ -134,7 +179,12 @@ export interface Identity {
   capacity_missed: number | null;
   not_covered: number | null;
   unexplained: number | null;
+  /** The point values sum to eligible (null: a term is only bounded or unknown). */
   balanced: boolean | null;
+  /** Every term's bounds (exact ones have lo === hi). */
+  bounds: Record<IdentityTerm, Bound>;
+  /** The bounds allow the terms to sum to eligible (null: a term has no upper bound). */
+  consistent: boolean | null;
 }
 
 export interface LedgerResult {
@@ -150,6 +200,13 @@ export interface LedgerResult {
     duplicateIds: number;
     unsorted: number;
     classification: Classification;
+    /**
+     * Each class as bounds: a record of one task that more than one of its operations could own
+     * (their windows meet within the stamp's resolution) leaves those operations uncertain.
+     */
+    classificationBounds: Record<ClassName, Bound>;
+    /** Eligible operations whose class rests on such an ambiguous binding. */
+    uncertain: number;
     /** Eligible operations with at least one entry record bound to them. */
     withEntry: number;
   };
@@ -169,58 +226,29 @@ export interface LedgerResult {
     firstUnsortedLine: number | undefined;
     /** Probe records that match no operation (only with an ops ledger). */
     foreign: number;
+    /** Records that more than one operation of their task could own (bound to one, both marked uncertain). */
     ambiguousOpMatches: number;
+    /** Entry records that never got a return (closed by completion, duplicates, open at stop). */
+    unpairedEntries: number;
   };
-  highWater: { value: number; atNs: number | undefined; line: number | undefined; lowerBound: boolean };
+  /**
+   * Admitted instances outstanding at once (`concurrency.observed_high_water`): with instance
+   * records, every entry; with entry events, only calls that got their return are known to have
+   * held an instance, so the mark is exact when the rest are known misses, else a floor with a
+   * ceiling from the open entries, maxactive and the miss counter.
+   */
+  highWater: HighWater;
+  /**
+   * Demand: calls inside the function at once as the entry events show them, admitted or not
+   * (`concurrency.observed_demand_high_water`); only with a separate entry event.
+   */
+  demand: HighWater | undefined;
   durations: DurationSummary | undefined;
   /** Durations come from pairs bound to eligible operations (with ops) or from all pairs. */
   durationsFrom: 'eligible-operations' | 'all-pairs';
   counters: { nmissedDelta: number | undefined; source: 'given' | 'probe-records' | 'none'; epochs: string[] };
   window: { firstNs: number | undefined; lastNs: number | undefined; stopNs: number | undefined };
   identity: Identity | undefined;
-}
-
-/** A binary min-heap of operations by completion time, for retiring them as the trace passes it. */
-class DoneHeap {
-  private readonly a: OpState[] = [];
-  get size(): number {
-    return this.a.length;
-  }
-  peek(): OpState | undefined {
-    return this.a[0];
-  }
-  push(x: OpState): void {
-    const a = this.a;
-    a.push(x);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (a[p]!.doneNs! <= x.doneNs!) break;
-      a[i] = a[p]!;
-      i = p;
-    }
-    a[i] = x;
-  }
-  pop(): OpState | undefined {
-    const a = this.a;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      let i = 0;
-      const n = a.length;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        const c = r < n && a[r]!.doneNs! < a[l]!.doneNs! ? r : l;
-        if (a[c]!.doneNs! >= last.doneNs!) break;
-        a[i] = a[c]!;
-        i = c;
-      }
-      a[i] = last;
-    }
-    return top;
-  }
 }
 
 export class LedgerBuilder {
@@ -233,22 +261,31 @@ export class LedgerBuilder {
   private readonly activeNoId = new Set<OpState>();
   private readonly opIds: boolean;
   private readonly activeByTask = new Map<number, OpState[]>();
-  private readonly heap = new DoneHeap();
+  /** Active operations by completion time, for retiring them as the trace passes it. */
+  private readonly heap = new MinHeap<OpState>((x, y) => x.doneNs! < y.doneNs!);
   private readonly inst = new Map<string, OpenCall>();
   private readonly stacks = new Map<number, OpenCall[]>();
   private readonly hist = new LogHistogram();
   private readonly counterFirst = new Map<string, CounterRecord>();
   private readonly counterLast = new Map<string, CounterRecord>();
   private readonly epochs = new Set<string>();
+  private readonly sweepA = new RetroSweep();
+  private readonly sweepD: RetroSweep | undefined;
+  private paired = 0;
+  private uncertainCount = 0;
+  private readonly uncertainCls: Classification = { returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0 };
 
   private firstNs: number | undefined;
   private maxNs = -Infinity;
+  /** Records fed so far may have happened up to (not including) this time. */
+  private seenUpTo = -Infinity;
   private openCount = 0;
+  /** Most entries open at once (closed by return, completion or a reused id): the ceiling of both marks. */
   private hw = 0;
-  private hwAt: number | undefined;
-  private hwLine: number | undefined;
 
   private nEntries = 0;
+  /** Entries with neither instance id nor task (warned about, never opened). */
+  private entriesUnpairable = 0;
   private nReturns = 0;
   private nFiltered = 0;
   private nCounters = 0;
@@ -280,6 +317,7 @@ export class LedgerBuilder {
     this.opts = opts;
     this.hasOps = opts.nextOp !== undefined;
     this.opIds = opts.opIds ?? true;
+    this.sweepD = opts.semantics === 'event' ? new RetroSweep() : undefined;
     if (this.hasOps) this.pending = this.pullOp();
   }
 
@@ -291,12 +329,9 @@ export class LedgerBuilder {
     const op = this.opts.nextOp?.();
     if (op === undefined) return undefined;
     this.opsTotal++;
-    if (op.submitNs < this.lastSubmit) {
-      this.opsUnsorted++;
-      if (this.opsUnsorted === 1) this.warn('ops', op.line, 'operations sorted by submit_ns (records before this one may be reported as foreign)', `${op.submitNs} after ${this.lastSubmit}`);
-    } else {
-      this.lastSubmit = op.submitNs;
-    }
+    // Out of order is harmless while the trace has not reached it; activate() refuses it when late.
+    if (op.submitNs < this.lastSubmit) this.opsUnsorted++;
+    else this.lastSubmit = op.submitNs;
     return op;
   }
 
@@ -306,6 +341,14 @@ export class LedgerBuilder {
     if ((start !== undefined && rec.doneNs !== null && rec.doneNs < start) || (stop !== undefined && rec.submitNs > stop)) {
       this.outside++;
       return;
+    }
+    if (rec.submitNs < this.seenUpTo) {
+      // Records of its task since submit_ns were already bound elsewhere or called foreign:
+      // continuing would give a wrong classification, so refuse.
+      const expected = this.opts.opsOrderExpected ?? 'operations in submit_ns order';
+      const got = `submit_ns ${rec.submitNs} after the trace had passed ${this.seenUpTo - 1}`;
+      if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
+      throw new Error(`ops line ${rec.line}: expected ${expected}; got ${got}`);
     }
     if (rec.reachesTarget === undefined) this.reachesUnknown++;
     // Operations never completed stay open to the end, like open calls: bounded alike.
@@ -327,6 +370,7 @@ export class LedgerBuilder {
       returned: 0,
       filtered: 0,
       active: true,
+      uncertain: false,
       calls: null,
     };
     if (this.opIds) {
@@ -358,6 +402,9 @@ export class LedgerBuilder {
         if (call.inst !== undefined && this.inst.get(call.inst) === call) this.inst.delete(call.inst);
         this.openCount--;
         this.abandoned++;
+        // An instance record held an instance at least at its entry; an entry event may have been a miss.
+        this.sweepA.close(call.pa, this.opts.semantics === 'instance' ? POINT : NONE);
+        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
       }
       st.calls = null;
     }
@@ -375,22 +422,28 @@ export class LedgerBuilder {
       return;
     }
     this.eligibleCount++;
+    let k: ClassName;
     if (st.entries > 0) {
       this.withEntry++;
-      if (st.open === 0) this.cls.returned++;
-      else if (rec.doneNs !== null && rec.doneNs <= stopNs) this.cls.completed_without_return++;
-      else this.cls.in_flight_at_stop++;
+      if (st.open === 0) k = 'returned';
+      else if (rec.doneNs !== null && rec.doneNs <= stopNs) k = 'completed_without_return';
+      else k = 'in_flight_at_stop';
     } else if (st.returned > 0) {
       // Only returns (the entry preceded capture, or there is no entry event): it came back.
-      this.cls.returned++;
+      k = 'returned';
     } else if (st.filtered > 0) {
-      this.cls.filtered++;
+      k = 'filtered';
     } else {
-      this.cls.no_probe_evidence++;
+      k = 'no_probe_evidence';
+    }
+    this.cls[k]++;
+    if (st.uncertain) {
+      this.uncertainCount++;
+      this.uncertainCls[k]++;
     }
   }
 
-  private advance(ts: number, line: number): void {
+  private advance(ts: number, line: number, res: number): void {
     if (this.firstNs === undefined) this.firstNs = ts;
     if (ts < this.maxNs) {
       this.unsorted++;
@@ -402,7 +455,8 @@ export class LedgerBuilder {
     }
     this.maxNs = ts;
     if (!this.hasOps) return;
-    while (this.pending !== undefined && this.pending.submitNs <= ts) {
+    // The record happened somewhere in [ts, ts + res): every operation submitted by then may own it.
+    while (this.pending !== undefined && this.pending.submitNs < ts + res) {
       this.activate(this.pending);
       this.pending = this.pullOp();
     }
@@ -414,34 +468,38 @@ export class LedgerBuilder {
     }
   }
 
+  /**
+   * The operation a record belongs to: by its `op` id, else the one operation of its task whose
+   * window [submit_ns, done_ns] meets [ts, ts + resolution). When several do (two operations of
+   * one task closer than the stamp's resolution, or overlapping), the record is bound to the
+   * latest submitted and every candidate is marked uncertain, so its class is reported as a bound.
+   */
   private matchOp(rec: ProbeRecord): OpState | undefined {
     if (!this.hasOps) return undefined;
     if (rec.op !== undefined) return this.activeById.get(rec.op);
     if (rec.task < 0) return undefined;
-    // A nested call (recursion) belongs to the operation of the call it is nested in.
-    const stack = this.stacks.get(rec.task);
-    if (stack !== undefined) {
-      for (let i = stack.length - 1; i >= 0; i--) {
-        const op = stack[i]!.op;
-        if (op !== undefined) return op;
-      }
-    }
     const list = this.activeByTask.get(rec.task);
     if (list === undefined) return undefined;
-    let fresh: OpState | undefined;
-    let freshCount = 0;
+    const ts = rec.tsNs;
+    const until = ts + (rec.resNs ?? 1);
+    let only: OpState | undefined;
     let latest: OpState | undefined;
+    let count = 0;
     for (const st of list) {
-      if (st.submitNs > rec.tsNs) continue;
-      if (st.doneNs !== null && st.doneNs < rec.tsNs) continue;
-      if (st.entries + st.filtered + st.returned === 0) {
-        if (fresh === undefined) fresh = st;
-        freshCount++;
-      }
+      if (st.submitNs >= until) continue;
+      if (st.doneNs !== null && st.doneNs < ts) continue;
+      count++;
+      if (only === undefined) only = st;
       if (latest === undefined || st.submitNs >= latest.submitNs) latest = st;
     }
-    if (freshCount > 1) this.ambiguousOps++;
-    return fresh ?? latest;
+    if (count <= 1) return only;
+    this.ambiguousOps++;
+    for (const st of list) {
+      if (st.submitNs >= until) continue;
+      if (st.doneNs !== null && st.doneNs < ts) continue;
+      st.uncertain = true;
+    }
+    return latest;
   }
 
   private removeFromStack(call: OpenCall): boolean {
@@ -453,10 +511,12 @@ export class LedgerBuilder {
 
   /** Feed one probe record (entry, return or filtered), in time order. */
   add(rec: ProbeRecord): void {
-    this.advance(rec.tsNs, rec.line);
+    const res = rec.resNs ?? 1;
+    this.advance(rec.tsNs, rec.line, res);
     if (rec.ev === 'entry') this.entry(rec);
     else if (rec.ev === 'return') this.ret(rec);
     else this.filtered(rec);
+    if (rec.tsNs + res > this.seenUpTo) this.seenUpTo = rec.tsNs + res;
     if (this.opts.observe?.inFlight !== undefined && rec.tsNs >= this.maxNs) this.opts.observe.inFlight(this.openCount, rec.tsNs);
   }
 
@@ -464,10 +524,21 @@ export class LedgerBuilder {
     this.nEntries++;
     if (rec.inst === undefined && rec.task < 0) {
       this.warn('trace', rec.line, 'an entry record with "inst" or "task" (nothing else can pair it)', 'neither');
+      this.entriesUnpairable++;
       return;
     }
     const op = this.matchOp(rec);
-    const call: OpenCall = { tsNs: rec.tsNs, task: rec.task, op, line: rec.line, inst: rec.inst, prev: null, next: null };
+    const call: OpenCall = {
+      tsNs: rec.tsNs,
+      task: rec.task,
+      op,
+      line: rec.line,
+      inst: rec.inst,
+      pa: this.sweepA.open(rec.tsNs, rec.line),
+      pd: this.sweepD?.open(rec.tsNs, rec.line),
+      prev: null,
+      next: null,
+    };
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
@@ -477,6 +548,8 @@ export class LedgerBuilder {
         this.removeFromStack(old);
         this.openCount--;
         unlinkCall(old);
+        this.sweepA.close(old.pa, this.opts.semantics === 'instance' ? POINT : NONE);
+        if (old.pd !== undefined) this.sweepD!.close(old.pd, POINT);
       }
       this.inst.set(rec.inst, call);
     }
@@ -492,11 +565,7 @@ export class LedgerBuilder {
       if (this.opts.fail) this.opts.fail('trace', rec.line, expected, got);
       throw new Error(`line ${rec.line}: expected ${expected}; got ${got}`);
     }
-    if (this.openCount > this.hw) {
-      this.hw = this.openCount;
-      this.hwAt = rec.tsNs;
-      this.hwLine = rec.line;
-    }
+    if (this.openCount > this.hw) this.hw = this.openCount;
     if (op !== undefined) {
       op.entries++;
       op.open++;
@@ -545,6 +614,9 @@ export class LedgerBuilder {
       return;
     }
     this.openCount--;
+    this.paired++;
+    this.sweepA.close(call.pa, INTERVAL);
+    if (call.pd !== undefined) this.sweepD!.close(call.pd, INTERVAL);
     const d = rec.tsNs - call.tsNs;
     if (d < 0) {
       this.negative++;
@@ -610,8 +682,22 @@ export class LedgerBuilder {
         st = this.heap.pop();
       }
     }
+    // Calls still open at the end: an instance record held its instance to the stop; an entry
+    // event may have been a miss, and the call may have ended unseen (demand counts its entry only).
+    const endHow = this.opts.semantics === 'instance' ? INTERVAL : NONE;
+    for (const stack of this.stacks.values()) {
+      for (const call of stack) {
+        this.sweepA.close(call.pa, endHow);
+        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+      }
+    }
+    for (const call of this.inst.values()) {
+      this.sweepA.close(call.pa, endHow);
+      if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+    }
     const counters = this.counterDelta();
-    const identity = this.hasOps ? this.identity(counters.delta) : undefined;
+    const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
+    const identity = this.hasOps ? this.identity(counters.delta, unpaired) : undefined;
     const result: LedgerResult = {
       semantics: this.opts.semantics,
       records: { entries: this.nEntries, returns: this.nReturns, filtered: this.nFiltered, counters: this.nCounters },
@@ -629,9 +715,10 @@ export class LedgerBuilder {
         firstUnsortedLine: this.firstUnsorted,
         foreign: this.foreign,
         ambiguousOpMatches: this.ambiguousOps,
+        unpairedEntries: unpaired,
       },
-      // Returns without entries mean calls were outstanding before capture began: the mark is a floor.
-      highWater: { value: this.hw, atNs: this.hwAt, line: this.hwLine, lowerBound: this.orphans > 0 },
+      highWater: this.admittedMark(counters.delta, unpaired),
+      demand: this.demandMark(),
       durations: this.hist.summary(),
       durationsFrom: this.hasOps ? 'eligible-operations' : 'all-pairs',
       counters: { nmissedDelta: counters.delta, source: counters.source, epochs: [...this.epochs] },
@@ -649,51 +736,145 @@ export class LedgerBuilder {
         duplicateIds: this.dupOps,
         unsorted: this.opsUnsorted,
         classification: { ...this.cls },
+        classificationBounds: this.classBounds(),
+        uncertain: this.uncertainCount,
         withEntry: this.withEntry,
       };
     }
     return result;
   }
 
-  private identity(delta: number | undefined): Identity {
-    const c = this.cls;
+  /**
+   * Admitted instances outstanding at once. The floor counts what surely held an instance
+   * (paired calls over their life; with instance records also unreturned ones, to their end or
+   * at their entry); the ceiling counts every open entry until its return, its operation's
+   * completion or the stop, capped by maxactive. With entry events, a miss counter at least as
+   * large as the unreturned entries says all of them were misses: then the floor is exact.
+   */
+  private admittedMark(delta: number | undefined, unpaired: number): HighWater {
+    const a = this.sweepA;
+    const cap = this.opts.maxactive;
+    // Returns without entries: calls were open before capture began, the open count saw none of them.
+    let upper: number | null = this.orphans > 0 ? null : this.hw;
+    let upperFrom = this.orphans > 0 ? 'none (calls were open before capture began)' : 'open entries until return, completion or stop';
+    if (cap !== undefined && (upper === null || cap < upper)) {
+      upper = cap;
+      upperFrom = 'maxactive';
+    }
+    let exact = upper !== null && a.value >= upper;
+    if (!exact && this.opts.semantics === 'event' && this.orphans === 0 && delta !== undefined && delta >= unpaired) {
+      exact = true;
+      upper = a.value;
+      upperFrom = 'the miss counter: every unreturned entry was a miss';
+    }
+    if (exact) upper = a.value;
+    return { value: a.value, atNs: a.at, line: a.line, lowerBound: !exact, upper, exact, upperFrom };
+  }
+
+  /** Demand (entry events only): paired calls over their life, others at their entry (floor); every entry open until closed (ceiling). */
+  private demandMark(): HighWater | undefined {
+    const d = this.sweepD;
+    if (d === undefined) return undefined;
+    const upper = this.orphans > 0 ? null : this.hw;
+    const exact = upper !== null && d.value >= upper;
+    return {
+      value: d.value,
+      atNs: d.at,
+      line: d.line,
+      lowerBound: !exact,
+      upper: exact ? d.value : upper,
+      exact,
+      upperFrom: this.orphans > 0 ? 'none (calls were open before capture began)' : 'every entry open until its return, its operation\'s completion or the stop',
+    };
+  }
+
+  /** Class counts as bounds: an uncertain operation may belong to any class. */
+  private classBounds(): Record<ClassName, Bound> {
+    const u = this.uncertainCount;
+    const out = {} as Record<ClassName, Bound>;
+    for (const k of CLASS_NAMES) {
+      const lo = this.cls[k] - this.uncertainCls[k];
+      out[k] = { lo, hi: lo + u, exact: u === 0 };
+    }
+    return out;
+  }
+
+  private identity(delta: number | undefined, unpaired: number): Identity {
+    const cb = this.classBounds();
     const eligible = this.eligibleCount;
-    let inFlight: number | null;
-    let missed: number | null;
-    let notCovered: number | null;
-    let unexplained: number | null;
+    const u = this.uncertainCount;
+    const c = this.cls;
+    const b = (lo: number, hi: number | null): Bound => ({ lo: Math.max(0, lo), hi, exact: hi !== null && Math.max(0, lo) === hi });
+    const bounds = {} as Record<IdentityTerm, Bound>;
+    bounds.returned = cb.returned;
+    bounds.filtered = cb.filtered;
     if (this.opts.semantics === 'instance') {
-      // A missed call reaches no handler: it is among the operations without any record.
-      inFlight = c.in_flight_at_stop;
-      missed = delta === undefined ? null : Math.min(delta, c.no_probe_evidence);
-      notCovered = missed === null ? null : c.no_probe_evidence - missed;
-      unexplained = c.completed_without_return;
+      // A missed call reaches no handler: it is among the operations without any record, but the
+      // counter also counts nested, ineligible and foreign calls, so how many is a bound.
+      bounds.in_flight_at_stop = cb.in_flight_at_stop;
+      bounds.unexplained = cb.completed_without_return;
+      const silentHi = cb.no_probe_evidence.hi!;
+      if (delta === undefined) {
+        bounds.capacity_missed = b(0, silentHi);
+        bounds.not_covered = b(0, silentHi);
+      } else {
+        const missedHi = Math.min(delta, silentHi);
+        bounds.capacity_missed = b(0, missedHi);
+        bounds.not_covered = b(cb.no_probe_evidence.lo - missedHi, silentHi);
+      }
     } else {
       // The entry kprobe fires for every call: a missed call shows an entry event and no return.
-      notCovered = c.no_probe_evidence;
+      // An operation whose entry has no return was missed, or is still running (in flight at
+      // stop) or unexplained (completed without return; in trace text also filtered calls).
+      bounds.not_covered = cb.no_probe_evidence;
+      const ifs = cb.in_flight_at_stop;
+      const cwr = cb.completed_without_return;
+      const open = c.in_flight_at_stop + c.completed_without_return;
+      // A call the entry handler rejected also shows an entry event and no return: without
+      // filtered records (trace text has none) the completed ones may be filtered too.
+      if (this.nFiltered === 0) bounds.filtered = b(cb.filtered.lo, cb.filtered.hi! + cwr.hi!);
       if (delta === undefined) {
-        missed = null;
-        inFlight = null;
-        unexplained = null;
+        bounds.capacity_missed = b(0, ifs.hi! + cwr.hi!);
+        bounds.in_flight_at_stop = b(0, ifs.hi);
+        bounds.unexplained = b(0, cwr.hi);
       } else {
-        missed = Math.min(delta, c.completed_without_return + c.in_flight_at_stop);
-        const missedDone = Math.min(missed, c.completed_without_return);
-        unexplained = c.completed_without_return - missedDone;
-        inFlight = c.in_flight_at_stop - (missed - missedDone);
+        // Misses fall on unreturned entries; at most `unpaired - open` of them are not the first
+        // unreturned entry of one of these operations.
+        const lo = u > 0 ? 0 : Math.max(0, delta - (unpaired - open));
+        bounds.capacity_missed = b(lo, Math.min(delta, ifs.hi! + cwr.hi!));
+        bounds.in_flight_at_stop = b(ifs.lo - Math.min(delta, ifs.hi!), ifs.hi);
+        bounds.unexplained = b(this.nFiltered === 0 ? 0 : cwr.lo - Math.min(delta, cwr.hi!), cwr.hi);
+        if (u === 0 && delta >= unpaired) {
+          // Every unreturned entry was a miss: nothing is in flight, filtered or unexplained.
+          bounds.filtered = cb.filtered;
+          bounds.capacity_missed = b(open, open);
+          bounds.in_flight_at_stop = b(0, 0);
+          bounds.unexplained = b(0, 0);
+        }
       }
     }
-    const parts = [c.returned, c.filtered, inFlight, missed, notCovered, unexplained];
+    const point = (t: IdentityTerm): number | null => (bounds[t].exact ? bounds[t].lo : null);
+    const parts = IDENTITY_TERMS.map(point);
     const known = parts.every((p) => p !== null);
-    const sum = parts.reduce<number>((s, p) => s + (p ?? 0), 0);
+    const sum = parts.reduce<number>((acc, p) => acc + (p ?? 0), 0);
+    let loSum = 0;
+    let hiSum: number | null = 0;
+    for (const t of IDENTITY_TERMS) {
+      loSum += bounds[t].lo;
+      const hi = bounds[t].hi;
+      hiSum = hi === null || hiSum === null ? null : hiSum + hi;
+    }
     return {
       eligible,
       returned: c.returned,
       filtered: c.filtered,
-      in_flight_at_stop: inFlight,
-      capacity_missed: missed,
-      not_covered: notCovered,
-      unexplained,
+      in_flight_at_stop: point('in_flight_at_stop'),
+      capacity_missed: point('capacity_missed'),
+      not_covered: point('not_covered'),
+      unexplained: point('unexplained'),
       balanced: known ? sum === eligible : null,
+      bounds,
+      consistent: hiSum === null ? null : loSum <= eligible && eligible <= hiSum,
     };
   }
 }

@@ -4,7 +4,61 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
+import { MinHeap } from './heap.js';
+import { OpsThread } from './opsThread.js';
 import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
+
+/**
+ * How far ops.jsonl may be out of submit order: the reader holds this many operation lines ahead
+ * and hands them out smallest submit_ns first. A line further out of place than that arrives after
+ * the trace has passed its submit time, and the ledger refuses it (exit 2, naming the line) rather
+ * than count its records as foreign. Memory grows with the window: measured about 1 KB per line
+ * held when records name operations (probe.jsonl), 0.2 KB for trace text.
+ */
+export const DEFAULT_OPS_REORDER = 32_768;
+
+/**
+ * The reorder window: lines in submit order so far queue first-in first-out (a sorted file costs
+ * a queue, not a heap); a line below the largest submit_ns seen goes to a heap. The smallest of
+ * the two heads comes out once more than `size` lines are held.
+ */
+class ReorderWindow {
+  private ring: Array<OpRecord | undefined> = [];
+  private head = 0;
+  private count = 0;
+  // The late lines, smallest submit_ns (then line) first.
+  private readonly heap = new MinHeap<OpRecord>((x, y) => x.submitNs < y.submitNs || (x.submitNs === y.submitNs && x.line < y.line));
+  private max = -Infinity;
+  get size(): number {
+    return this.count + this.heap.size;
+  }
+  push(x: OpRecord): void {
+    if (x.submitNs < this.max) {
+      this.heap.push(x);
+      return;
+    }
+    this.max = x.submitNs;
+    if (this.count === this.ring.length) {
+      // Grow (the window fills once): unroll the ring into a larger one.
+      const next: Array<OpRecord | undefined> = new Array(Math.max(16, this.ring.length * 2));
+      for (let i = 0; i < this.count; i++) next[i] = this.ring[(this.head + i) % this.ring.length];
+      this.ring = next;
+      this.head = 0;
+    }
+    this.ring[(this.head + this.count) % this.ring.length] = x;
+    this.count++;
+  }
+  pop(): OpRecord | undefined {
+    const q = this.count > 0 ? this.ring[this.head]! : undefined;
+    const h = this.heap.peek();
+    if (q === undefined) return this.heap.pop();
+    if (h !== undefined && (h.submitNs < q.submitNs || (h.submitNs === q.submitNs && h.line < q.line))) return this.heap.pop();
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) % this.ring.length;
+    this.count--;
+    return q;
+  }
+}
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -20,7 +74,7 @@ export interface ReportedProblem {
 export class ProblemLog {
   count = 0;
   readonly first: ReportedProblem[] = [];
-  constructor(private readonly keep = 20) {}
+  constructor(readonly keep = 20) {}
   add(p: ReportedProblem): void {
     this.count++;
     if (this.first.length < this.keep) this.first.push(p);
@@ -39,6 +93,12 @@ export interface ReadLedgerOptions {
   nmissedDelta?: number | undefined;
   /** Taps for pictures (see LedgerObserver). */
   observe?: LedgerObserver | undefined;
+  /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
+  opsReorder?: number | undefined;
+  /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
+  opsThread?: boolean | undefined;
+  /** The effective maxactive, when known (caps the admitted high-water ceiling). */
+  maxactive?: number | undefined;
   /** Bytes read so far (for a progress bar). */
   onProgress?: ((bytes: number) => void) | undefined;
 }
@@ -81,11 +141,20 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
     opsFile = opts.opsFile;
     opsReader = new SyncFileLines(openInputSync(opsFile, 'ops.jsonl file'));
   }
-  // The builder copies what it keeps of an operation before it pulls the next one.
-  const opScratch: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
-  const nextOp = opsReader === undefined
+  // Held lines live in pooled objects (allocated once per slot of the window, not once per line).
+  const pool: OpRecord[] = [];
+  let lastOut: OpRecord | undefined;
+  let wantIds = true;
+  let thread: OpsThread | undefined;
+  const readOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
+        if (thread !== undefined) {
+          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+          if (thread.next(slot)) return slot;
+          pool.push(slot);
+          return undefined;
+        }
         for (;;) {
           const l = opsReader!.next();
           if (l === undefined) return undefined;
@@ -95,10 +164,12 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             continue;
           }
           if (isBlankLine(l.b, l.start, l.end)) continue;
-          if (fastOpInto(opScratch, l.b, l.start, l.end, l.no)) {
+          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+          if (fastOpInto(slot, l.b, l.start, l.end, l.no, wantIds)) {
             opsValid++;
-            return opScratch;
+            return slot;
           }
+          pool.push(slot);
           const r = fullOpBytes(l.b, l.start, l.end, l.no);
           if (r.ok) {
             opsValid++;
@@ -108,6 +179,24 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
           addOpsProblem({ file: opsFile, line: l.no, expected: r.expected, got: r.got + cut });
         }
       };
+  // The reorder window: lines are held until `reorder` more have been read, then handed out in
+  // submit order (held copies, so the builder may keep what it is given).
+  const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
+  const held = new ReorderWindow();
+  let opsEnd = false;
+  const nextOp = readOp === undefined
+    ? undefined
+    : (): OpRecord | undefined => {
+        // The builder has copied what it keeps of the last one handed out: its slot is free again.
+        if (lastOut !== undefined) pool.push(lastOut);
+        while (!opsEnd && held.size <= reorder) {
+          const op = readOp();
+          if (op === undefined) opsEnd = true;
+          else held.push(op);
+        }
+        lastOut = held.pop();
+        return lastOut;
+      };
   function addOpsProblem(p: ReportedProblem): void {
     opsProblems++;
     if (opsFirstProblem === undefined) opsFirstProblem = p;
@@ -116,8 +205,14 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
 
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
-  const makeBuilder = (semantics: EntrySemantics): LedgerBuilder =>
-    new LedgerBuilder({
+  const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
+    // Only probe.jsonl records can name an operation.
+    wantIds = format === 'jsonl';
+    if (opts.opsThread === true && !wantIds && opsReader !== undefined) {
+      opsReader.close();
+      thread = new OpsThread(opsFile, problems.keep);
+    }
+    return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
       observe: opts.observe,
       // Only probe.jsonl records can name an operation.
@@ -126,11 +221,15 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       captureStartNs: opts.captureStartNs,
       captureStopNs: opts.captureStopNs,
       nmissedDelta: opts.nmissedDelta,
+      maxactive: opts.maxactive,
+      opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
       fail: (source, line, expected, got) => {
+        thread?.stop();
         throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
       },
     });
+  };
 
   let records = 0;
   let traceProblems = 0;
@@ -192,6 +291,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         // keeps nothing of the record it is given, so one object serves every line.
         scratch.ev = k === SCAN_ENTRY ? 'entry' : 'return';
         scratch.tsNs = traceScan.tsNs;
+        scratch.resNs = traceScan.resNs;
         scratch.task = traceScan.pid;
         scratch.line = no;
         builder.add(scratch);
@@ -214,6 +314,14 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   builder ??= makeBuilder(format === 'jsonl' ? 'instance' : 'event');
   const result = builder.finish();
   opsReader?.close();
+  if (thread !== undefined) {
+    const e = await thread.end();
+    opsValid = e.valid;
+    opsLines = e.lines;
+    for (const p of e.problems) addOpsProblem({ file: opsFile, line: p.line, expected: p.expected, got: p.got });
+    // Counted, not kept, past the first few.
+    for (let i = e.problems.length; i < e.problemCount; i++) opsProblems++, problems.count++;
+  }
   if (opsReader !== undefined && opsValid === 0 && opsProblems > 0) {
     const p = opsFirstProblem!;
     throw new InputError({ file: p.file, line: p.line }, p.expected, p.got);

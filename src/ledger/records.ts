@@ -30,6 +30,11 @@ export interface ProbeRecord {
   inst: string | undefined;
   op: string | undefined;
   line: number;
+  /**
+   * How finely `tsNs` is known: the record happened in [tsNs, tsNs + resNs). 1 (default) for
+   * probe.jsonl's integer nanoseconds; 1000 for ftrace's `seconds.microseconds` stamps.
+   */
+  resNs?: number | undefined;
 }
 
 /** A counter snapshot record (`"ev": "counter"`). */
@@ -89,7 +94,7 @@ const V_FILTERED = key('filtered');
  * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
  * for the whole file); false sends the line to the full parser.
  */
-export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number): boolean {
+export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId = true): boolean {
   if (!flat.reset(b, start, end)) return false;
   let op: string | undefined;
   let task = -1;
@@ -104,7 +109,8 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
     const kh = flat.keyHash;
     if (kh === H_OP && flat.keyIs(K_OP)) {
       if (t !== F_STR || flat.vEnd === flat.vStart) return false;
-      op = flat.str();
+      // Trace text never names an operation: its id is not needed, so not decoded.
+      op = wantId ? flat.str() : '';
     } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;

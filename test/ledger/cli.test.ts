@@ -104,7 +104,8 @@ describe('ledger --case', () => {
     expect(text).toContain('# made with r2:');
     const c = parse(text);
     expect(c.ledger).toMatchObject({ eligible: 3, identity: 'task-and-depth', entry_events: 3, returns: 2, in_flight_at_stop: 0, completed_without_return: 1, no_probe_evidence: 0, foreign_records: 0, returns_without_entry: 0, lost_events: 0 });
-    expect(c.concurrency).toMatchObject({ observed_high_water: 3, observed_high_water_at_ns: 4010550000 });
+    // r2: two admitted instances (the pool), three calls entered (demand), kept apart.
+    expect(c.concurrency).toMatchObject({ observed_high_water: 2, observed_demand_high_water: 3, observed_demand_high_water_at_ns: 4010550000 });
     expect(c.latency).toMatchObject({ reported: true, from: 'admitted', coverage_reported: true, count: 2 });
     // The case's counters gave the miss delta: the identity closes.
     expect(r.stdout).toMatch(/capacity_missed 1 .*\n.*balanced/);
