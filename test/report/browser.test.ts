@@ -124,7 +124,7 @@ describe('the investigation report in chromium', () => {
     const caseFile = 'cases/lab/6.12/constrained.yaml';
     const ledgerArgs = ['--ops', 'test/fixtures/ledger/fixture-r2.ops.jsonl', '--trace', 'test/fixtures/ledger/fixture-r2.trace.txt', '--capture-stop-ns', '6200000000'];
     const html = path.join(OUT, 'lab-6-12-constrained.html');
-    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
+    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html, '--force']);
     expect(r.code, r.stderr).toBe(0);
     const src = await sourcesFor(path.join(ROOT, caseFile), ledgerArgs, caseFile);
     const ledger = src.ledger as { high_water: { value: number }; records: { entries: number; returns: number; filtered: number } };
@@ -149,7 +149,7 @@ describe('the investigation report in chromium', () => {
     writeFileSync(caseFile, generatedCase(truth));
     const ledgerArgs = ['--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'probe.jsonl'), '--capture-stop-ns', String(truth.stop_us * 1000)];
     const html = path.join(OUT, 'generated-1m.html');
-    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html]);
+    const r = cli(['report', caseFile, ...ledgerArgs, '-o', html, '--force']);
     expect(r.code, r.stderr).toBe(0);
     const src = await sourcesFor(caseFile, ledgerArgs, caseFile);
     const ledger = src.ledger as { high_water: { value: number } };

@@ -213,13 +213,21 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const rows = model.map(([k, label]) => row(label, R.case(k), fromOf(input, k)));
     rows.push(row({ strong: ['effective maxactive'] }, { strong: [R.fact('capacity.effective_maxactive')] }, 'Configuration'));
     if (L) {
-      rows.push(row(L.view.report.result.semantics === 'instance' ? 'ledger high-water: accepted instances outstanding' : 'ledger high-water: entry events without a return (demand: includes missed calls until their operation completes)', R.ledger('/high_water/value'), 'this ledger pass'));
-      rows.push(row('ledger high-water is a floor (calls began before capture)', R.ledger('/high_water/lower_bound'), 'this ledger pass'));
+      rows.push(row('ledger high-water: accepted instances outstanding', R.ledger('/high_water/value'), 'this ledger pass'));
+      rows.push(row('ledger high-water is exact (otherwise a floor, its ceiling below)', R.ledger('/high_water/exact'), 'this ledger pass'));
+      rows.push(row('ledger high-water ceiling', R.ledger('/high_water/upper'), 'this ledger pass'));
+      if (L.view.report.result.demand !== undefined) {
+        rows.push(row('ledger demand: entry events outstanding at once (admitted or missed)', R.ledger('/demand/value'), 'this ledger pass'));
+        rows.push(row('ledger demand is exact', R.ledger('/demand/exact'), 'this ledger pass'));
+      }
     }
     blocks.push({ t: 'table', head: ['caller model', 'value', 'from'], rows });
     if (L) {
       const r = L.view.report.result;
-      const counted = r.semantics === 'instance' ? 'accepted instances outstanding' : 'entry events without a return';
+      // The series counts open entry records: accepted instances, or with a separate entry event
+      // the demand (entry events without a return yet); its peak is the matching ledger mark.
+      const counted = r.semantics === 'instance' ? 'accepted instances outstanding' : 'entry events without a return (demand)';
+      const mark = r.semantics === 'instance' || r.demand === undefined ? '/high_water/value' : '/demand/value';
       const eff = L.view.effectiveMaxactive;
       const miss = L.epochCounters.find((e) => e.name === 'nmissed');
       blocks.push({
@@ -229,7 +237,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
         svg: inFlightSvg({
           series: L.series,
           counted,
-          peak: R.ledger('/high_water/value'),
+          peak: R.ledger(mark),
           maxactive: eff ? R.ledger('/effective_maxactive/value') : undefined,
           stopNs: r.window.stopNs,
           misses: miss?.rises ?? [],
@@ -237,7 +245,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
           bucket: R.observed('/series/widthNs', L.series.widthNs, 'ns'),
         }),
       });
-      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), ' (the ledger high-water mark: ', R.ledger('/high_water/value'), ').'] });
+      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), mark === '/demand/value' ? ' (the ledger demand mark: ' : ' (the ledger high-water mark: ', R.ledger(mark), ').'] });
     } else {
       blocks.push({ t: 'p', c: ['No trace was given (--ops/--trace): the in-flight picture needs the probe records.'] });
     }
