@@ -1,6 +1,5 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { LabOp } from './observe.js';
+import { readText, type LabOp } from './observe.js';
 
 /** The lab module's debugfs `counters` file: `name value` per line (lab/module/krtfix.c). Pure. */
 export function parseModuleCounters(text: string): Map<string, string> {
@@ -40,14 +39,6 @@ export interface ModuleObservation {
   captureStopNs: number | undefined;
   elapsedNs: number | undefined;
   problems: string[];
-}
-
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 interface ModuleMeta {

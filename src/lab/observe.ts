@@ -43,7 +43,8 @@ export interface LabObservation {
   problems: string[];
 }
 
-async function readText(file: string): Promise<string | undefined> {
+/** A file's text, or undefined when it cannot be read (a bundle file the guest did not write). */
+export async function readText(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, 'utf8');
   } catch {

@@ -54,6 +54,8 @@ export interface LabRun {
   boots: LabBoot[];
   /** Wall time per kernel: every boot of it plus the host's triage of its bundles. */
   kernelMs: Map<LabKernel, number>;
+  /** Wall time of the whole run (kernels overlap: see LabOptions.parallel). */
+  wallMs: number;
 }
 
 /** Boot each kernel once per CPU count and turn every bundle the guest sent into a row. */
@@ -62,6 +64,7 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
   const rows: LabRow[] = [];
   const boots: LabBoot[] = [];
   const kernelMs = new Map<LabKernel, number>();
+  const runStart = Date.now();
   const rules = await loadRules();
   const date = new Date().toISOString().slice(0, 10);
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-lab-'));
@@ -158,7 +161,7 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
-  return { rows, boots, kernelMs };
+  return { rows, boots, kernelMs, wallMs: Date.now() - runStart };
 }
 
 /** Every way a row differs from what the kernel is expected to show; empty when it matches. */

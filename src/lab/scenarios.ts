@@ -30,6 +30,14 @@ export const LAB_SCENARIOS: readonly LabScenario[] = [
     bundles: ['fail-missing-symbol', 'fail-blacklisted', 'fail-r0', 'fail-r9999'],
     about: 'rejected registrations: missing symbol, blacklisted do_int3, r0:, r9999:',
   },
+  {
+    name: 'fprobe',
+    kind: 'tracefs',
+    smp: 2,
+    guest: 'fprobe',
+    bundles: ['fprobe-f2', 'fprobe-default'],
+    about: 'the overlap fixture through an fprobe exit event (f2:/f: ...%return in dynamic_events)',
+  },
   ...(
     [
       ['mod-constrained', 'maxactive=2, four calls held at the gate: the third and fourth find no instance'],
@@ -149,13 +157,16 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
     // kernel-history.md §4: fprobe exits had a rethook pool (fN:, default 2 x possible CPUs per
     // function) until 6.13; from 6.14 they run on the function-graph shadow stack, no pool, and
     // a maxactive number is rejected.
+    // No tracefs file shows an fprobe's miss count, so even the pooled f2: run that loses a
+    // return leaves the triage without counters: insufficient-evidence is the honest verdict,
+    // and the records (3 entries, 2 returns) are the observation.
     if (k.fprobeEvents !== true) return { verdict: 'setup-failure', rejected: true };
     const pooled = !atLeast(k.version, [6, 14, 0]);
     if (bundle === 'fprobe-f2') {
-      if (!pooled) return { verdict: 'setup-failure', rejected: true };
-      return { verdict: 'capacity-missed', maxactive: 2, entryHits: 3, entries: 3, returns: 2 };
+      if (!pooled) return { verdict: 'setup-failure', rejected: true, errorReason: 'Invalid maxactive number' };
+      return { verdict: 'insufficient-evidence', maxactive: 2, entryHits: 3, entries: 3, returns: 2 };
     }
-    return { verdict: 'fully-observed', entryHits: 3, entries: 3, returns: 3 };
+    return { verdict: 'insufficient-evidence', entryHits: 3, entries: 3, returns: 3 };
   }
   switch (bundle) {
     case 'mod-constrained':

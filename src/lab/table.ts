@@ -77,6 +77,6 @@ export function formatLabTimes(run: LabRun): string {
       .map((r) => `${r.bundle} ${secs(r.module?.elapsedNs ?? r.observation?.elapsedNs)}`);
     lines.push(`  scenarios (s in the guest): ${per.join(', ')}`);
   }
-  lines.push(`matrix: ${(total / 1000).toFixed(1)} s for ${run.kernelMs.size} kernels`);
+  lines.push(`matrix: ${(run.wallMs / 1000).toFixed(1)} s wall for ${run.kernelMs.size} kernels (${(total / 1000).toFixed(1)} s of kernel time, kernels overlapping)`);
   return lines.join('\n') + '\n';
 }

@@ -102,6 +102,17 @@ export async function triageBundle(
       setPath(data, k, v);
       provenance[k] = `lab: the tracefs definition it wrote (${obs.definition ?? '?'})`;
     }
+    if (/^f\d*:/.test(obs.definition ?? '')) {
+      // An fprobe exit event lives in dynamic_events, not kprobe_events, so the bundle reader
+      // cannot see it armed; its enable file in the end snapshot can.
+      const enable = await fs.readFile(path.join(obs.dir, 'end', 'events', 'kfix', 'gate', 'enable'), 'utf8').catch(() => '');
+      setPath(data, 'probe.armed', enable.trim() === '1');
+      provenance['probe.armed'] = `lab: ${obs.bundle}/end/events/kfix/gate/enable (an fprobe event, read back from dynamic_events)`;
+      if (obs.maxactive !== undefined) {
+        setPath(data, 'probe.maxactive', { requested: obs.maxactive, effective: obs.maxactive });
+        provenance['probe.maxactive'] = `lab: ${obs.bundle}/registered.dynamic_events`;
+      }
+    }
     const trace = path.join(obs.dir, 'end', 'trace');
     const stop = obs.captureStopNs;
     const report = await readLedger({

@@ -91,6 +91,20 @@ describe.each(SERIES)('Linux %s under QEMU', (series) => {
     expect(row(series, 'mod-default').triage?.verdict).toBe(series === '5.10' ? 'capacity-missed' : 'fully-observed');
   });
 
+  it('fprobe exits: none before 6.5; f2: pooled on 6.12 (a return lost, no counter shows it), rejected on 7.x', () => {
+    const f2 = row(series, 'fprobe-f2').observation!;
+    const fd = row(series, 'fprobe-default').observation!;
+    if (series === '5.10' || series === '6.1') {
+      expect([f2.registered, fd.registered]).toEqual([false, false]);
+    } else if (series === '6.12') {
+      expect({ registered: f2.registered, maxactive: f2.maxactive, entries: f2.entries, returns: f2.returns }).toEqual({ registered: true, maxactive: 2, entries: 3, returns: 2 });
+      expect({ registered: fd.registered, entries: fd.entries, returns: fd.returns }).toEqual({ registered: true, entries: 3, returns: 3 });
+    } else {
+      expect({ registered: f2.registered, reason: f2.errorReason }).toEqual({ registered: false, reason: 'Invalid maxactive number' });
+      expect({ registered: fd.registered, entries: fd.entries, returns: fd.returns }).toEqual({ registered: true, entries: 3, returns: 3 });
+    }
+  });
+
   it('re-entry through the entry handler raises kp.nmissed, not the pool miss count', () => {
     const c = row(series, 'mod-reenter').module?.counters.end;
     expect({ nmissed: c?.nmissed, kp_nmissed: c?.kp_nmissed, reentered: c?.reentered }).toEqual({ nmissed: 0, kp_nmissed: 3, reentered: 3 });
