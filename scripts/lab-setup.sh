@@ -209,6 +209,8 @@ buildroot() { # BASE_SUITE GCC KBUILD_PKG KBUILD_SUITE -> $BR
     say "build root $base (gcc-$gcc) already made"
     return
   fi
+  # debootstrap, chroot and mount need root; the project's CI runs as root (install-test-deps.sh).
+  [ "$(id -u)" = 0 ] || die "a $base build root (gcc-$gcc for this kernel) needs root for debootstrap, chroot and mount: run the set-up as root"
   libs=$(deps "$4" "$3" | grep -v -E '^(libc6|linux-)' | tr '\n' ',' | sed 's/,$//')
   say "making a build root of $base with gcc-$gcc (debootstrap --variant=minbase; extra: ${libs:-none})"
   rm -rf "$BR.tmp"
