@@ -55,6 +55,21 @@ profile_get() { # EVENT -> $HITS $MISSES from kprobe_profile (read with the shel
   done < $T/kprobe_profile
 }
 
+# wait_count VAR MIN GETTER ARGS...: run GETTER (a function that sets VAR, without forking or
+# reading a pipe) every 10 ms until VAR >= MIN; false after 30 s.
+wait_count() {
+  local var=$1 min=$2 n=0 v
+  shift 2
+  while :; do
+    "$@"
+    eval "v=\${$var:-0}"
+    [ "$v" -ge "$min" ] && return 0
+    n=$((n + 1))
+    [ $n -ge 3000 ] && return 1
+    usleep 10000
+  done
+}
+
 DEF_LINE=""
 def_get() { # GRP/EVENT [FILE] -> the matching kprobe_events (or FILE) line into $DEF_LINE
   local line
@@ -175,14 +190,7 @@ gated_workload() {
     PIDS="$PIDS $pid"
     eval "SUB_$i=$sub PID_$i=$pid"
     # Wait until the reader's pipe_read entry is counted and it sleeps there.
-    n=0
-    while :; do
-      profile_get gate_entry
-      [ "${HITS:-0}" -ge $i ] && break
-      n=$((n + 1))
-      if [ $n -ge 3000 ]; then ok=0; say "reader $i never reached pipe_read in 30 s"; break; fi
-      usleep 10000
-    done
+    wait_count HITS $i profile_get gate_entry || { ok=0; say "reader $i never reached $PIPE_SYM in 30 s"; }
     state=""
     while read -r line; do case "$line" in State:*) state=$line ;; esac; done < /proc/$pid/status
     wchan=""
@@ -352,14 +360,7 @@ mod_calls() {
     echo "$op $depth $tag" > $D/call &
     pid=$!
     eval "SUB_$i=$sub PID_$i=$pid OP_$i=$op"
-    n=0
-    while :; do
-      counter_get held
-      [ "${CV:-0}" -ge $i ] && break
-      n=$((n + 1))
-      if [ $n -ge 3000 ]; then MOD_OK=0; say "call $i ($op) never reached the gate in 30 s"; break; fi
-      usleep 10000
-    done
+    wait_count CV $i counter_get held || { MOD_OK=0; say "call $i ($op) never reached the gate in 30 s"; }
     echo "call=$i op=$op depth=$depth tag=$tag pid=$pid held=$CV" >> $S/gate.log
   done
   NCALLS=$i
