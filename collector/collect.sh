@@ -3,7 +3,7 @@
 # needs into a bundle that `kretprobe-triage case from-bundle DIR` turns into a case.
 #
 #   collect.sh snapshot start|end --event GRP/EVENT [--event GRP/EVENT2] --symbol SYM --out DIR
-#              [--root PREFIX] [--trace-lines N] [--kallsyms-lines N]
+#              [--root PREFIX] [--trace-lines N] [--kallsyms-lines N] [--module-dir D]
 #
 # POSIX sh: runs under busybox ash, dash and bash with coreutils-level tools only. Run it as root
 # on the machine under investigation. It never registers, enables, disables or clears a probe:
@@ -28,6 +28,8 @@
 #   DIR/PHASE/kprobes_enabled     debugfs kprobes/enabled
 #   DIR/PHASE/kprobes_blacklist   debugfs kprobes/blacklist lines of SYM and its clones
 #   DIR/PHASE/kallsyms            /proc/kallsyms lines of SYM, its clones and __pfx_ padding
+#   DIR/PHASE/module_counters     with --module-dir D: D/counters, a probe module's own counters
+#                                 ("name value" lines, e.g. the lab module's nmissed, kp_nmissed)
 # PHASE is `start` or `end`. A snapshot is written to a temporary directory and renamed into
 # place, so a bundle never holds half a snapshot; an existing snapshot is never overwritten.
 
@@ -37,6 +39,7 @@ usage() {
   cat <<'USAGE'
 usage: collect.sh snapshot start|end --event GRP/EVENT --symbol SYM --out DIR
                   [--event GRP/EVENT ...] [--root PREFIX] [--trace-lines N] [--kallsyms-lines N]
+                  [--module-dir DEBUGFS_DIR]   (a probe module's counters; --event then optional)
 Copies (read-only) tracefs, debugfs kprobes, kallsyms, cpu and kernel facts into DIR/start or DIR/end.
 USAGE
 }
@@ -81,6 +84,7 @@ OUT=
 ROOT=
 TRACE_LINES=5000
 KALLSYMS_LINES=2000
+MODULE_DIR=
 while [ "$#" -gt 0 ]; do
   case $1 in
     --event)
@@ -114,11 +118,15 @@ while [ "$#" -gt 0 ]; do
       [ "$#" -ge 2 ] && is_number "$2" || die '--kallsyms-lines needs a number'
       KALLSYMS_LINES=$2
       shift 2 ;;
+    --module-dir)
+      [ "$#" -ge 2 ] || die '--module-dir needs a directory'
+      MODULE_DIR=${2%/}
+      shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option: $1" ;;
   esac
 done
-[ -n "$EVENTS" ] || die 'missing --event GRP/EVENT'
+[ -n "$EVENTS" ] || [ -n "$MODULE_DIR" ] || die 'missing --event GRP/EVENT'
 [ -n "$SYMBOL" ] || die 'missing --symbol SYM'
 [ -n "$OUT" ] || die 'missing --out DIR'
 
@@ -262,6 +270,12 @@ else
 fi
 
 filtered kallsyms /proc/kallsyms "$FAMILY_KALLSYMS" "$KALLSYMS_LINES"
+
+# A probe module's own counters (struct kretprobe nmissed, kp.nmissed, ...), when asked for.
+if [ -n "$MODULE_DIR" ]; then
+  copy module_counters "$MODULE_DIR/counters"
+  printf 'module_dir=%s\n' "$MODULE_DIR" >> "$TMP/manifest.extra"
+fi
 
 # Time last-but-one: the manifest says when the copy finished, with a boot-relative stamp that
 # does not jump with the wall clock.

@@ -55,15 +55,30 @@ profile_get() { # EVENT -> $HITS $MISSES from kprobe_profile (read with the shel
   done < $T/kprobe_profile
 }
 
+# wait_count VAR MIN GETTER ARGS...: run GETTER (a function that sets VAR, without forking or
+# reading a pipe) every 10 ms until VAR >= MIN; false after 30 s.
+wait_count() {
+  local var=$1 min=$2 n=0 v
+  shift 2
+  while :; do
+    "$@"
+    eval "v=\${$var:-0}"
+    [ "$v" -ge "$min" ] && return 0
+    n=$((n + 1))
+    [ $n -ge 3000 ] && return 1
+    usleep 10000
+  done
+}
+
 DEF_LINE=""
-def_get() { # GRP/EVENT -> the matching kprobe_events line into $DEF_LINE
+def_get() { # GRP/EVENT [FILE] -> the matching kprobe_events (or FILE) line into $DEF_LINE
   local line
   DEF_LINE=""
   while read -r line; do
     case "$line" in
       *":$1 "*) DEF_LINE=$line ;;
     esac
-  done < $T/kprobe_events
+  done < ${2:-$T/kprobe_events}
 }
 
 reset_tracing() {
@@ -72,6 +87,7 @@ reset_tracing() {
   # Per-event disable too: `events/enable` may leave a kprobe event that was enabled by name.
   for f in $T/events/kfix/*/enable; do [ -f "$f" ] && echo 0 > "$f"; done
   : > $T/kprobe_events || say "warning: clearing kprobe_events failed"
+  [ -f $T/dynamic_events ] && { : > $T/dynamic_events || say "warning: clearing dynamic_events failed"; }
   : > $T/trace
   : > $T/error_log 2>/dev/null
   echo mono > $T/trace_clock 2>/dev/null
@@ -174,14 +190,7 @@ gated_workload() {
     PIDS="$PIDS $pid"
     eval "SUB_$i=$sub PID_$i=$pid"
     # Wait until the reader's pipe_read entry is counted and it sleeps there.
-    n=0
-    while :; do
-      profile_get gate_entry
-      [ "${HITS:-0}" -ge $i ] && break
-      n=$((n + 1))
-      if [ $n -ge 3000 ]; then ok=0; say "reader $i never reached pipe_read in 30 s"; break; fi
-      usleep 10000
-    done
+    wait_count HITS $i profile_get gate_entry || { ok=0; say "reader $i never reached $PIPE_SYM in 30 s"; }
     state=""
     while read -r line; do case "$line" in State:*) state=$line ;; esac; done < /proc/$pid/status
     wchan=""
@@ -226,24 +235,42 @@ gated_workload() {
   cp $T/kprobe_profile $S/released.kprobe_profile
 }
 
-# A fixture scenario: $1 name, $2 return-probe prefix (r2, r8, r), $3 stop capture while gated
+# A fixture scenario: $1 name, $2 return-probe prefix (r2, r8, r; f2, f with $4 = fprobe),
+# $3 stop capture while gated, $4 `fprobe`: the return event is an fprobe exit event
+# (`fN:kfix/gate pipe_read%return`, written to dynamic_events); the entry event stays a kprobe.
 fixture() {
-  local name=$1 prefix=$2 stop=$3 t0 ret_def ent_def rc1 rc2
-  SYMBOL=pipe_read
+  local name=$1 prefix=$2 stop=$3 kind=${4:-kprobe} t0 ret_def ent_def rc1 rc2 defs=$T/kprobe_events
+  SYMBOL=$PIPE_SYM
   S=$OUT/$name; S_NAME=$name; mkdir -p $S
   now_ns; t0=$NOW
   reset_tracing
-  ret_def="$prefix:kfix/gate pipe_read arg1=\$retval"
-  ent_def="p:kfix/gate_entry pipe_read"
-  echo "$ret_def" >> $T/kprobe_events 2> $S/register.err; rc1=$?
+  ret_def="$prefix:kfix/gate $PIPE_SYM arg1=\$retval"
+  if [ "$kind" = fprobe ]; then
+    ret_def="$prefix:kfix/gate $PIPE_SYM%return arg1=\$retval"
+    defs=$T/dynamic_events
+  fi
+  ent_def="p:kfix/gate_entry $PIPE_SYM"
+  if [ -f "$defs" ]; then
+    echo "$ret_def" >> $defs 2> $S/register.err; rc1=$?
+  else
+    echo "no $defs" > $S/register.err; rc1=1
+  fi
   echo "$ent_def" >> $T/kprobe_events 2>> $S/register.err; rc2=$?
   json_str "$ret_def"; meta definition "\"$JS\""
   json_str "$ent_def"; meta entry_definition "\"$JS\""
   meta register_rc "[$rc1, $rc2]"
   cp $T/kprobe_events $S/registered.kprobe_events
-  def_get kfix/gate; json_str "$DEF_LINE"; meta readback "\"$JS\""
+  [ -f $T/dynamic_events ] && cp $T/dynamic_events $S/registered.dynamic_events
+  def_get kfix/gate $defs; json_str "$DEF_LINE"; meta readback "\"$JS\""
+  meta probe_kind "\"$kind\""
   if [ $rc1 != 0 ] || [ $rc2 != 0 ]; then
     say "$name: registration failed"; cp $T/error_log $S/error_log 2>/dev/null
+    # Snapshots of the rejected state, so the bundle makes a case (a setup failure) like failure().
+    EVENTS="kfix/gate"
+    collect start
+    collect end
+    now_ns; meta elapsed_ns "$((NOW - t0))"
+    meta scenario "\"$name\""
     finish_meta; emit $name; return
   fi
   EVENTS="kfix/gate kfix/gate_entry"
@@ -282,9 +309,191 @@ failure() {
   emit $name
 }
 
+# --- the lab module (lab/module/krtfix.c): a gated test function under a kretprobe --------------
+# The probe sits on krtfix_target, which only writes to debugfs krtfix/call reach, so here the
+# controller may use pipes freely and the collector reads the live system (no staging copy).
+D=/sys/kernel/debug/krtfix
+KO=/lab/krtfix.ko
+
+CV=""
+counter_get() { # NAME -> $CV, from the module's debugfs counters
+  local k v
+  CV=""
+  while read -r k v; do [ "$k" = "$1" ] && CV=$v; done < $D/counters
+}
+
+mod_load() { # EPOCH PARAMS... -> $LOAD_RC; the exact insmod line goes to scenario.json
+  local ep=$1 line
+  shift
+  insmod $KO epoch=$ep "$@" 2>> $S/register.err; LOAD_RC=$?
+  line="insmod krtfix.ko epoch=$ep $*"
+  json_str "$line"; echo "\"$JS\"" >> $S/loads.part
+  echo $LOAD_RC >> $S/load_rc.part
+}
+
+mod_unload() {
+  rmmod krtfix 2>> $S/register.err || say "$S_NAME: rmmod krtfix failed"
+}
+
+mod_snapshot() { # start|end: the project's collector, with the module's counters, then its records
+  sh $COLLECT snapshot "$1" --module-dir $D --symbol krtfix_target --out "$S" > "$S/collect-$1.log" 2>&1
+  echo $? > "$S/collect-$1.rc"
+  [ -d "$S/$1" ] && cat $D/records > "$S/$1/module_records"
+  # The scenario's probe.jsonl: the counters as the start snapshot read them, then every record
+  # of this registration up to the end snapshot (a bounded ring: dropped lines are counted).
+  if [ "$1" = end ]; then
+    grep '"ev": "counter"' "$S/start/module_records" > "$S/probe.jsonl" 2>/dev/null
+    cat "$S/end/module_records" >> "$S/probe.jsonl"
+  fi
+}
+
+# Enter one call per spec "OP:DEPTH:TAG", each from its own task (a background write to
+# krtfix/call), admitting the next only when the module counts this one held at the gate.
+mod_calls() {
+  local spec op rest depth tag i=0 n pid sub
+  : > $S/ops.part
+  MOD_OK=1
+  for spec in "$@"; do
+    i=$((i + 1))
+    op=${spec%%:*}; rest=${spec#*:}; depth=${rest%%:*}; tag=${rest#*:}
+    now_ns; sub=$NOW
+    echo "$op $depth $tag" > $D/call &
+    pid=$!
+    eval "SUB_$i=$sub PID_$i=$pid OP_$i=$op"
+    wait_count CV $i counter_get held || { MOD_OK=0; say "call $i ($op) never reached the gate in 30 s"; }
+    echo "call=$i op=$op depth=$depth tag=$tag pid=$pid held=$CV" >> $S/gate.log
+  done
+  NCALLS=$i
+}
+
+mod_release() { # stopped(0|1): open the gate, wait for every caller, write ops.jsonl
+  local i pid sub op done_ rc
+  now_ns; meta released_ns "$NOW"
+  echo 1 > $D/release
+  i=1
+  while [ $i -le $NCALLS ]; do
+    eval "pid=\$PID_$i sub=\$SUB_$i op=\$OP_$i"
+    wait $pid; rc=$?
+    now_ns; done_=$NOW
+    [ $rc = 0 ] || say "$S_NAME: call $op failed ($rc)"
+    if [ "$1" = 1 ]; then
+      echo "{\"op\": \"$op\", \"task\": $pid, \"submit_ns\": $sub, \"done_ns\": null, \"done_after_stop_ns\": $done_, \"reaches_target\": true}" >> $S/ops.part
+    else
+      echo "{\"op\": \"$op\", \"task\": $pid, \"submit_ns\": $sub, \"done_ns\": $done_, \"reaches_target\": true}" >> $S/ops.part
+    fi
+    i=$((i + 1))
+  done
+  cat $S/ops.part >> $S/ops.jsonl
+  rm -f $S/ops.part
+}
+
+mod_gated_meta() {
+  local held
+  counter_get held; held=$CV
+  cp $D/counters $S/gated.counters
+  local all=false
+  [ "$MOD_OK" = 1 ] && [ "${held:-0}" -ge "$NCALLS" ] && all=true
+  meta gated "{\"held\": ${held:-null}, \"calls\": $NCALLS, \"all_blocked\": $all}"
+}
+
+mod_begin() { # NAME
+  S=$OUT/$1; S_NAME=$1; mkdir -p $S
+  : > $S/loads.part; : > $S/load_rc.part; : > $S/ops.jsonl
+  now_ns; T0=$NOW
+}
+
+mod_finish() {
+  local l sep="" loads="" rcs=""
+  while read -r l; do loads="$loads$sep$l"; sep=", "; done < $S/loads.part
+  sep=""
+  while read -r l; do rcs="$rcs$sep$l"; sep=", "; done < $S/load_rc.part
+  rm -f $S/loads.part $S/load_rc.part
+  meta loads "[$loads]"
+  meta register_rc "[$rcs]"
+  now_ns; meta elapsed_ns "$((NOW - T0))"
+  meta scenario "\"$S_NAME\""
+  finish_meta
+  emit $S_NAME
+}
+
+# One registration: NAME STOPPED(0|1) "PARAMS" CALLSPEC...
+mod_fixture() {
+  local name=$1 stop=$2 params=$3
+  shift 3
+  mod_begin $name
+  # shellcheck disable=SC2086
+  mod_load $name-1 $params
+  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_finish; return; fi
+  cp $D/counters $S/registered.counters
+  mod_snapshot start
+  mod_calls "$@"
+  mod_gated_meta
+  if [ "$stop" = 1 ]; then
+    # Capture stops while the calls are still in the function: the end snapshot comes first.
+    now_ns; meta capture_stop_ns "$NOW"
+    mod_snapshot end
+    mod_release 1
+  else
+    meta capture_stop_ns null
+    mod_release 0
+    mod_snapshot end
+  fi
+  cp $D/counters $S/released.counters
+  mod_unload
+  mod_finish
+}
+
+# The probe reloaded between the snapshots: a constrained round under epoch 1, start snapshot,
+# rmmod + insmod (epoch 2), the same round again, end snapshot. Same counts, new baseline.
+mod_reload() {
+  local name=mod-reload
+  mod_begin $name
+  mod_load $name-1 maxactive=2
+  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_finish; return; fi
+  mod_calls warm-1:1: warm-2:1: warm-3:1:
+  mod_release 0
+  : > $S/ops.jsonl
+  mod_snapshot start
+  cp $D/records $S/epoch1.records
+  mod_unload
+  mod_load $name-2 maxactive=2
+  if [ $LOAD_RC != 0 ]; then say "$name: second insmod failed"; mod_finish; return; fi
+  cp $D/counters $S/registered.counters
+  mod_calls r2-1:1: r2-2:1: r2-3:1:
+  mod_gated_meta
+  meta capture_stop_ns null
+  mod_release 0
+  mod_snapshot end
+  cp $D/counters $S/released.counters
+  mod_unload
+  mod_finish
+}
+
+module_scenario() { # guest name
+  if [ ! -f $KO ]; then say "scenario $1: no /lab/krtfix.ko in this initramfs"; return; fi
+  case $1 in
+    mod-constrained) mod_fixture $1 0 "maxactive=2" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-adequate) mod_fixture $1 0 "maxactive=8" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-default) mod_fixture $1 0 "maxactive=0" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-filtering) mod_fixture $1 0 "maxactive=8 filter_tag=skip" c1:1: c2:1: c3:1:skip c4:1: c5:1: c6:1:skip ;;
+    mod-filter-overflow) mod_fixture $1 0 "maxactive=2 filter_tag=skip" c1:1:skip c2:1: c3:1: c4:1: c5:1: ;;
+    mod-recursion) mod_fixture $1 0 "maxactive=2" nest:3: ;;
+    mod-reenter) mod_fixture $1 0 "maxactive=8 reenter=1" c1:1: c2:1: c3:1: ;;
+    mod-stopped) mod_fixture $1 1 "maxactive=8" c1:1: c2:1: c3:1: ;;
+    mod-reload) mod_reload ;;
+  esac
+}
+
 read -r REL < /proc/sys/kernel/osrelease
 read -r CPUS < /sys/devices/system/cpu/possible
-say "guest up: release=$REL possible=$CPUS tracefs=$T scenarios=$SCENARIOS"
+# The FIFO read path: pipe_read until 6.x; newer kernels split it into anon_pipe_read and the
+# FIFO's own read_iter fifo_pipe_read (reached through file_operations, so never inlined, and
+# blocking inside its body's call to anon_pipe_read). Nothing is probed yet: grep may use pipes.
+PIPE_SYM=pipe_read
+if ! grep -q -E ' [tT] pipe_read$' /proc/kallsyms && grep -q -E ' [tT] fifo_pipe_read$' /proc/kallsyms; then
+  PIPE_SYM=fifo_pipe_read
+fi
+say "guest up: release=$REL possible=$CPUS tracefs=$T pipe read symbol=$PIPE_SYM scenarios=$SCENARIOS"
 for sc in $SCENARIOS; do
   say "scenario $sc begin"
   case $sc in
@@ -292,12 +501,17 @@ for sc in $SCENARIOS; do
     adequate) fixture adequate r8 0 ;;
     stopped) fixture stopped r8 1 ;;
     default) fixture "${DEFAULT_NAME:-default}" r 0 ;;
+    fprobe)
+      fixture fprobe-f2 f2 0 fprobe
+      fixture fprobe-default f 0 fprobe
+      ;;
     failures)
       failure fail-missing-symbol 'r:kfix/gate no_such_function_xyz' no_such_function_xyz
       failure fail-blacklisted 'r:kfix/gate do_int3' do_int3
-      failure fail-r0 'r0:kfix/gate pipe_read' pipe_read
-      failure fail-r9999 'r9999:kfix/gate pipe_read' pipe_read
+      failure fail-r0 "r0:kfix/gate $PIPE_SYM" $PIPE_SYM
+      failure fail-r9999 "r9999:kfix/gate $PIPE_SYM" $PIPE_SYM
       ;;
+    mod-*) module_scenario $sc ;;
     *) say "unknown scenario $sc" ;;
   esac
   say "scenario $sc end"
@@ -306,4 +520,7 @@ reset_tracing
 say "all done"
 echo "@@KRT-DONE"
 sync
+# The serial console drains asynchronously: on a loaded host, powering off at once cut the last
+# bundle short. Give the UART time to send what the tty layer still holds.
+sleep 3
 poweroff -f

@@ -60,6 +60,9 @@ export async function buildInitramfs(plan: GuestPlan, kernel: LabKernel): Promis
     { kind: 'file', path: 'lab/run.conf', data: runConf },
     { kind: 'dir', path: 'boot' },
   ];
+  if (kernel.module) {
+    entries.push({ kind: 'file', path: 'lab/krtfix.ko', data: await fs.readFile(kernel.module) });
+  }
   if (kernel.config) {
     entries.push({ kind: 'file', path: `boot/config-${kernel.release}`, data: await fs.readFile(kernel.config) });
   }

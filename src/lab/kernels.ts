@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError, shown } from '../errors.js';
+import type { KernelTraits } from './scenarios.js';
 
 /** A kernel image the lab can boot. */
 export interface LabKernel {
@@ -11,6 +12,14 @@ export interface LabKernel {
   image: string;
   /** `/boot/config-RELEASE` beside the image, when there is one: the collector reads it. */
   config?: string;
+  /** The lab module (krtfix.ko) built against this kernel's Debian headers; absent: tracefs only. */
+  module?: string;
+  /** Upstream version of the Debian package (`6.1.176`), when the set-up knew it. */
+  version?: string;
+  /** The Debian suite the kernel came from. */
+  suite?: string;
+  /** `newest` for the newest series Debian's suites carry (its series number changes over time). */
+  role?: string;
 }
 
 /** Where `scripts/lab-setup.sh` keeps its downloads: outside the repository, reused across runs. */
@@ -19,18 +28,41 @@ export function labCacheDir(env: Record<string, string | undefined>): string {
   return path.join(base, 'kretprobe-triage', 'lab');
 }
 
-/** Parse the setup script's `kernels.tsv`: `series<TAB>release<TAB>vmlinuz path` per line. */
+/**
+ * Parse the setup script's `kernels.tsv`: `series<TAB>release<TAB>vmlinuz path` per line, then
+ * optionally `<TAB>module .ko path or -<TAB>upstream version<TAB>suite<TAB>role` (role `newest` or `series`).
+ */
 export function parseKernelManifest(text: string, file: string): LabKernel[] {
   const kernels: LabKernel[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
-    const [series, release, image] = line.split('\t');
+    const [series, release, image, module, version, suite, role] = line.split('\t');
     if (!series || !release || !image) {
-      throw new InputError({ file, line: i + 1, col: 1 }, 'series<TAB>release<TAB>image path', shown(line));
+      throw new InputError({ file, line: i + 1, col: 1 }, 'series<TAB>release<TAB>image path[<TAB>module|-<TAB>version<TAB>suite]', shown(line));
     }
-    kernels.push({ series, release, image });
+    const k: LabKernel = { series, release, image };
+    if (module && module !== '-') k.module = module;
+    if (version) k.version = version;
+    if (suite) k.suite = suite;
+    if (role) k.role = role;
+    kernels.push(k);
   });
   return kernels;
+}
+
+/** What the lab needs to know of a kernel to say what it must show (scenarios.ts). */
+export async function kernelTraits(k: LabKernel): Promise<KernelTraits> {
+  const src = k.version ?? k.release;
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(src);
+  const version: [number, number, number] = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
+  let preemption: boolean | undefined;
+  let fprobeEvents: boolean | undefined;
+  if (k.config) {
+    const text = await fs.readFile(k.config, 'utf8');
+    preemption = /^CONFIG_PREEMPTION=y$/m.test(text);
+    fprobeEvents = /^CONFIG_FPROBE_EVENTS=y$/m.test(text);
+  }
+  return { version, preemption, fprobeEvents };
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -43,8 +75,12 @@ async function exists(p: string): Promise<boolean> {
 }
 
 async function withConfig(k: LabKernel): Promise<LabKernel> {
-  const config = path.join(path.dirname(k.image), `config-${k.release}`);
-  return (await exists(config)) ? { ...k, config } : k;
+  // /boot/config-RELEASE beside /boot/vmlinuz-RELEASE; /usr/lib/modules/RELEASE/config beside
+  // .../vmlinuz in the 7.x packages.
+  for (const config of [path.join(path.dirname(k.image), `config-${k.release}`), path.join(path.dirname(k.image), 'config')]) {
+    if (await exists(config)) return { ...k, config };
+  }
+  return k;
 }
 
 /**
@@ -65,6 +101,9 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
     if (!(await exists(k.image))) {
       throw new InputError({ file }, `kernel image ${k.image} (run \`npm run lab:setup\` again)`, 'a missing file');
     }
+    if (k.module && !(await exists(k.module))) {
+      throw new InputError({ file }, `the lab module built for ${k.release}: ${k.module} (run \`npm run lab:setup\` again)`, 'a missing file');
+    }
   }
   if (series && kernels.length < series.length) {
     throw new InputError({ file }, `kernels ${series.join(', ')} (run \`npm run lab:setup -- --refresh\`)`, shown(kernels.map((k) => k.series).join(', ')));
@@ -72,10 +111,19 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
   return Promise.all(kernels.map(withConfig));
 }
 
-/** A user's own image for `--kernel PATH`; its release is taken from a `vmlinuz-RELEASE` name. */
-export async function customKernel(image: string): Promise<LabKernel> {
+/**
+ * A user's own image for `--kernel PATH`; its release is taken from a `vmlinuz-RELEASE` name.
+ * With `moduleBuild` (a directory holding krtfix.ko built for that kernel) the module scenarios run too.
+ */
+export async function customKernel(image: string, moduleBuild?: string): Promise<LabKernel> {
   if (!(await exists(image))) throw new InputError({ file: image }, 'a bootable x86_64 kernel image (bzImage/vmlinuz)', 'no such file');
   const base = path.basename(image);
   const release = base.startsWith('vmlinuz-') ? base.slice('vmlinuz-'.length) : base;
-  return withConfig({ series: 'custom', release, image: path.resolve(image) });
+  const k: LabKernel = { series: 'custom', release, image: path.resolve(image) };
+  if (moduleBuild !== undefined) {
+    const ko = path.resolve(moduleBuild, 'krtfix.ko');
+    if (!(await exists(ko))) throw new InputError({ file: ko }, 'krtfix.ko built from lab/module for this kernel (make -C HEADERS M=lab/module)', 'no such file');
+    k.module = ko;
+  }
+  return withConfig(k);
 }

@@ -43,7 +43,8 @@ export interface LabObservation {
   problems: string[];
 }
 
-async function readText(file: string): Promise<string | undefined> {
+/** A file's text, or undefined when it cannot be read (a bundle file the guest did not write). */
+export async function readText(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, 'utf8');
   } catch {
@@ -95,6 +96,14 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
   if (registeredText !== undefined) {
     const ret = parseKprobeEvents(registeredText).events.find((e) => e.kind === 'r' && e.event === 'gate');
     maxactive = ret?.maxactive;
+  }
+  // An fprobe exit event reads back from dynamic_events as `fN:kfix/gate pipe_read%return ...`
+  // (`f:` with the default pool, or from 6.14 where there is none).
+  const dynamicText = await readText(path.join(dir, 'registered.dynamic_events'));
+  if (maxactive === undefined && dynamicText !== undefined) {
+    const line = dynamicText.split('\n').find((l) => /^f\d*:kfix\/gate\s/.test(l));
+    const n = line === undefined ? undefined : /^f(\d+):/.exec(line)?.[1];
+    if (n !== undefined) maxactive = Number(n);
   }
   const registered = (meta.register_rc ?? []).length > 0 && (meta.register_rc ?? []).every((rc) => rc === 0);
 

@@ -5,9 +5,11 @@ import { splitConsole } from './console.js';
 import { bootGuest, buildInitramfs, untar } from './guest.js';
 import type { LabKernel } from './kernels.js';
 import { observeBundle, type LabObservation } from './observe.js';
-import { LAB_EXPECTED, planBoots, type LabExpectation, type LabScenario } from './scenarios.js';
+import { expectationFor, planBoots, type LabExpectation, type LabScenario } from './scenarios.js';
 import { loadRules } from '../index.js';
-import { triageBundle, type LabTriage } from './triage.js';
+import { triageBundle, triageModuleBundle, type LabTriage } from './triage.js';
+import { kernelTraits } from './kernels.js';
+import { observeModuleBundle, type ModuleObservation } from './moduleObserve.js';
 
 export interface LabOptions {
   kernels: LabKernel[];
@@ -16,6 +18,8 @@ export interface LabOptions {
   out: string;
   /** Per boot; TCG boots take 10-40 s on a 2-core machine. */
   timeoutMs?: number;
+  /** Kernels booted at once (default 2: the lab's QEMU is single-threaded TCG, one per core). */
+  parallel?: number;
   progress?: (line: string) => void;
 }
 
@@ -25,7 +29,11 @@ export interface LabRow {
   bundle: string;
   kernel: LabKernel;
   smp: number;
+  kind: 'tracefs' | 'module';
+  /** A tracefs bundle's observation. */
   observation: LabObservation | undefined;
+  /** A module bundle's observation. */
+  module: ModuleObservation | undefined;
   triage: LabTriage | undefined;
   expected: LabExpectation | undefined;
   /** Why the bundle is not there (the guest failed or stopped early). */
@@ -44,6 +52,10 @@ export interface LabBoot {
 export interface LabRun {
   rows: LabRow[];
   boots: LabBoot[];
+  /** Wall time per kernel: every boot of it plus the host's triage of its bundles. */
+  kernelMs: Map<LabKernel, number>;
+  /** Wall time of the whole run (kernels overlap: see LabOptions.parallel). */
+  wallMs: number;
 }
 
 /** Boot each kernel once per CPU count and turn every bundle the guest sent into a row. */
@@ -51,18 +63,28 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
   const say = opts.progress ?? (() => {});
   const rows: LabRow[] = [];
   const boots: LabBoot[] = [];
+  const kernelMs = new Map<LabKernel, number>();
+  const runStart = Date.now();
   const rules = await loadRules();
   const date = new Date().toISOString().slice(0, 10);
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-lab-'));
   try {
-    for (const kernel of opts.kernels) {
+    const perKernel = new Map<LabKernel, { rows: LabRow[]; boots: LabBoot[] }>();
+    const runKernel = async (kernel: LabKernel): Promise<void> => {
+      const rows: LabRow[] = [];
+      const boots: LabBoot[] = [];
+      perKernel.set(kernel, { rows, boots });
+      const kernelStart = Date.now();
       const kdir = path.join(opts.out, kernel.release);
       await fs.mkdir(kdir, { recursive: true });
+      const traits = await kernelTraits(kernel);
       for (const boot of planBoots(opts.scenarios)) {
-        const guestNames = [...new Set(boot.scenarios.map((s) => s.guest))];
+        // Without a module build the module scenarios cannot run: each becomes a failed row below.
+        const runnable = boot.scenarios.filter((s) => s.kind === 'tracefs' || kernel.module !== undefined);
+        const guestNames = [...new Set(runnable.map((s) => s.guest))];
         const initrd = path.join(work, `initramfs-${kernel.release}-smp${boot.smp}.cpio`);
         await fs.writeFile(initrd, await buildInitramfs({ scenarios: guestNames, defaultName: `default-smp${boot.smp}` }, kernel));
-        say(`boot ${kernel.release} -smp ${boot.smp}: ${boot.scenarios.map((s) => s.name).join(' ')}`);
+        say(`boot ${kernel.release} -smp ${boot.smp}: ${runnable.map((s) => s.name).join(' ')}`);
         const result = await bootGuest({ kernel, initrd, smp: boot.smp, timeoutMs: opts.timeoutMs ?? 300_000 });
         const consoleLog = path.join(kdir, `console-smp${boot.smp}.log`);
         await fs.writeFile(consoleLog, result.console);
@@ -77,14 +99,20 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
             const row: LabRow = {
               scenario: scenario.name,
               bundle,
+              kind: scenario.kind,
               kernel,
               smp: boot.smp,
               observation: undefined,
+              module: undefined,
               triage: undefined,
-              expected: LAB_EXPECTED[bundle],
+              expected: expectationFor(bundle, traits, boot.smp),
               missing: undefined,
             };
             rows.push(row);
+            if (scenario.kind === 'module' && kernel.module === undefined) {
+              row.missing = `no lab module built for ${kernel.release} (lab-setup builds one per cached kernel; --kernel needs --module-build DIR)`;
+              continue;
+            }
             const tgz = guest.bundles.get(bundle);
             if (!tgz) {
               row.missing = `the guest sent no bundle ${bundle}`;
@@ -93,23 +121,53 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
             const dir = path.join(kdir, bundle);
             await fs.rm(dir, { recursive: true, force: true });
             await untar(tgz, kdir);
-            row.observation = await observeBundle(dir);
-            row.triage = await triageBundle(row.observation, { kernel, rules, expected: row.expected, date });
-            const secs = row.observation.elapsedNs === undefined ? '?' : (row.observation.elapsedNs / 1e9).toFixed(1);
-            say(`  ${bundle}: ${secs} s in the guest`);
+            const ctx = { kernel, rules, expected: row.expected, date };
+            let elapsedNs: number | undefined;
+            try {
+              if (scenario.kind === 'module') {
+                row.module = await observeModuleBundle(dir);
+                elapsedNs = row.module.elapsedNs;
+                row.triage = await triageModuleBundle(row.module, ctx);
+              } else {
+                row.observation = await observeBundle(dir);
+                elapsedNs = row.observation.elapsedNs;
+                row.triage = await triageBundle(row.observation, ctx);
+              }
+            } catch (err) {
+              // One bad bundle (a registration that failed before any snapshot) fails its row only.
+              row.missing = `no case from bundle ${bundle}: ${(err as Error).message}`;
+            }
+            const secs = elapsedNs === undefined ? '?' : (elapsedNs / 1e9).toFixed(1);
+            say(`  ${kernel.release} ${bundle}: ${secs} s in the guest`);
           }
         }
+      }
+      kernelMs.set(kernel, Date.now() - kernelStart);
+      say(`kernel ${kernel.release}: ${((Date.now() - kernelStart) / 1000).toFixed(1)} s`);
+    };
+    // Kernels boot side by side, `parallel` at a time (one single-threaded TCG QEMU per core).
+    const queue = [...opts.kernels];
+    const lanes = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 2, queue.length)) }, async () => {
+      for (let k = queue.shift(); k !== undefined; k = queue.shift()) await runKernel(k);
+    });
+    await Promise.all(lanes);
+    for (const kernel of opts.kernels) {
+      const got = perKernel.get(kernel);
+      if (got) {
+        rows.push(...got.rows);
+        boots.push(...got.boots);
       }
     }
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
-  return { rows, boots };
+  return { rows, boots, kernelMs, wallMs: Date.now() - runStart };
 }
 
 /** Every way a row differs from what the kernel is expected to show; empty when it matches. */
 export function labMismatches(row: LabRow): string[] {
   if (row.missing) return [row.missing];
+  if (row.kind === 'module') return moduleMismatches(row);
   const o = row.observation;
   const e = row.expected;
   if (!o || !e) return [`no expectation for bundle ${row.bundle}`];
@@ -124,11 +182,36 @@ export function labMismatches(row: LabRow): string[] {
   check('return records', o.returns, e.returns);
   check('effective maxactive', o.maxactive, e.maxactive);
   check('error_log reason', o.errorReason, e.errorReason);
-  if (e.errorReason === undefined) {
+  if (e.errorReason === undefined && e.rejected !== true) {
     check('registered', o.registered, true);
     check('foreign pipe_read records', o.foreign, 0);
     if (o.gated && !o.gated.all_blocked) out.push('not every reader was blocked in pipe_read before the snapshot');
   } else check('registered', o.registered, false);
+  const t = row.triage;
+  if (t?.verdict !== undefined && t.verdict !== e.verdict) {
+    out.push(`verdict: expected ${e.verdict}; got ${t.verdict}${t.missing.length ? ` (missing: ${t.missing.join(', ')})` : ''}`);
+  }
+  return out;
+}
+
+/** A module row against its expectation: every counter of the module, its records, the verdict. */
+function moduleMismatches(row: LabRow): string[] {
+  const o = row.module;
+  const e = row.expected;
+  if (!o || !e) return [`no expectation for bundle ${row.bundle}`];
+  const out: string[] = [...o.problems];
+  if (!o.registered) out.push('the module did not load (register_kretprobe failed?)');
+  const check = (what: string, got: unknown, want: unknown): void => {
+    if (want !== undefined && got !== want) out.push(`${what}: expected ${String(want)}; got ${String(got)}`);
+  };
+  const end = o.counters.end ?? {};
+  for (const [k, want] of Object.entries(e.module ?? {})) check(`end counter ${k}`, end[k], want);
+  if (e.records) {
+    check('entry records', o.records.entry, e.records.entry);
+    check('return records', o.records.return, e.records.return);
+    check('filtered records', o.records.filtered, e.records.filtered);
+  }
+  if (o.gated && !o.gated.all_blocked) out.push('not every call was held at the gate before the snapshot');
   const t = row.triage;
   if (t?.verdict !== undefined && t.verdict !== e.verdict) {
     out.push(`verdict: expected ${e.verdict}; got ${t.verdict}${t.missing.length ? ` (missing: ${t.missing.join(', ')})` : ''}`);

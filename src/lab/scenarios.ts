@@ -7,6 +7,8 @@ import type { VerdictId } from '../case/schema.js';
  */
 export interface LabScenario {
   name: string;
+  /** `tracefs`: kprobe_events on pipe_read; `module`: the lab module (lab/module/krtfix.c). */
+  kind: 'tracefs' | 'module';
   /** Possible CPUs of the boot it needs (`-smp`). */
   smp: number;
   guest: string;
@@ -15,18 +17,40 @@ export interface LabScenario {
 }
 
 export const LAB_SCENARIOS: readonly LabScenario[] = [
-  { name: 'constrained', smp: 2, guest: 'constrained', bundles: ['constrained'], about: 'r2: return probe, three calls held at the gate, then released' },
-  { name: 'adequate', smp: 2, guest: 'adequate', bundles: ['adequate'], about: 'the same with r8:' },
-  { name: 'stopped', smp: 2, guest: 'stopped', bundles: ['stopped'], about: 'r8:, capture stopped (tracing_on 0) while gated, released after' },
-  { name: 'default-smp2', smp: 2, guest: 'default', bundles: ['default-smp2'], about: 'r: without a number, 2 possible CPUs' },
-  { name: 'default-smp8', smp: 8, guest: 'default', bundles: ['default-smp8'], about: 'r: without a number, 8 possible CPUs' },
+  { name: 'constrained', kind: 'tracefs', smp: 2, guest: 'constrained', bundles: ['constrained'], about: 'r2: return probe, three calls held at the gate, then released' },
+  { name: 'adequate', kind: 'tracefs', smp: 2, guest: 'adequate', bundles: ['adequate'], about: 'the same with r8:' },
+  { name: 'stopped', kind: 'tracefs', smp: 2, guest: 'stopped', bundles: ['stopped'], about: 'r8:, capture stopped (tracing_on 0) while gated, released after' },
+  { name: 'default-smp2', kind: 'tracefs', smp: 2, guest: 'default', bundles: ['default-smp2'], about: 'r: without a number, 2 possible CPUs' },
+  { name: 'default-smp8', kind: 'tracefs', smp: 8, guest: 'default', bundles: ['default-smp8'], about: 'r: without a number, 8 possible CPUs' },
   {
     name: 'failures',
+    kind: 'tracefs',
     smp: 2,
     guest: 'failures',
     bundles: ['fail-missing-symbol', 'fail-blacklisted', 'fail-r0', 'fail-r9999'],
     about: 'rejected registrations: missing symbol, blacklisted do_int3, r0:, r9999:',
   },
+  {
+    name: 'fprobe',
+    kind: 'tracefs',
+    smp: 2,
+    guest: 'fprobe',
+    bundles: ['fprobe-f2', 'fprobe-default'],
+    about: 'the overlap fixture through an fprobe exit event (f2:/f: ...%return in dynamic_events)',
+  },
+  ...(
+    [
+      ['mod-constrained', 'maxactive=2, four calls held at the gate: the third and fourth find no instance'],
+      ['mod-adequate', 'maxactive=8, four calls held, released'],
+      ['mod-default', 'maxactive=0 (the kernel default), four calls held: the effective pool read back'],
+      ['mod-filtering', 'maxactive=8, the entry handler rejects the calls tagged skip (two of six)'],
+      ['mod-filter-overflow', 'maxactive=2, one call filtered, four more: filtered and missed counted apart'],
+      ['mod-recursion', 'maxactive=2, one task nests the target three deep'],
+      ['mod-reenter', 'maxactive=8, the entry handler calls a helper that reaches the probed target'],
+      ['mod-stopped', 'maxactive=8, three calls held, end snapshot taken before the release'],
+      ['mod-reload', 'maxactive=2, the module reloaded between the start and end snapshots'],
+    ] as const
+  ).map(([name, about]): LabScenario => ({ name, kind: 'module', smp: 2, guest: name, bundles: [name], about })),
 ];
 
 /** What the kernel is expected to show for one bundle (kernel-notes.md, observed on 6.12 and 6.1). */
@@ -42,6 +66,136 @@ export interface LabExpectation {
   maxactive?: number;
   /** The error_log reason of a rejected registration. */
   errorReason?: string;
+  /** The registration is rejected (implied by errorReason). */
+  rejected?: boolean;
+  /** The module's own counters at the end snapshot (lab/module/krtfix.c debugfs `counters`). */
+  module?: ModuleCounters;
+  /** Rules that must fire (besides the verdict). */
+  rules?: string[];
+  /** Module probe records (probe.jsonl) of this registration: entry, return, filtered. */
+  records?: { entry: number; return: number; filtered: number };
+}
+
+/** The lab module's counters the lab asserts (names as its debugfs `counters` file prints them). */
+export interface ModuleCounters {
+  nmissed: number;
+  kp_nmissed: number;
+  maxactive: number;
+  calls: number;
+  entries: number;
+  returns: number;
+  filtered: number;
+}
+
+/** What the lab knows of a kernel before booting it: enough to say what each scenario must show. */
+export interface KernelTraits {
+  /** Upstream version, [major, minor, patch]. */
+  version: [number, number, number];
+  /** CONFIG_PREEMPTION=y in the kernel's config; undefined when there is no config. */
+  preemption: boolean | undefined;
+  /** CONFIG_FPROBE_EVENTS=y: tracefs `f:` events (dynamic_events), 6.5 and later. */
+  fprobeEvents: boolean | undefined;
+}
+
+const atLeast = (v: [number, number, number], w: [number, number, number]): boolean =>
+  v[0] !== w[0] ? v[0] > w[0] : v[1] !== w[1] ? v[1] > w[1] : v[2] >= w[2];
+
+/**
+ * The pool a kretprobe gets for maxactive <= 0 (kernel-history.md §2): max(10, 2 x possible CPUs)
+ * from 6.2 (and the 6.1.3 / 6.0.17 stable releases) or on a preemptible kernel, else the number of
+ * possible CPUs. This is the lab's expectation, written down before the boot; the boot checks it.
+ */
+export function expectedDefaultMaxactive(k: KernelTraits, cpus: number): number | undefined {
+  const v = k.version;
+  const fixed = atLeast(v, [6, 2, 0]) || (v[0] === 6 && v[1] === 1 && v[2] >= 3) || (v[0] === 6 && v[1] === 0 && v[2] >= 17);
+  if (fixed || k.preemption === true) return Math.max(10, 2 * cpus);
+  if (k.preemption === false) return cpus;
+  return undefined;
+}
+
+/** One module round: `calls` gated calls of depth 1 (or one call of `depth`), `filtered` tagged. */
+function moduleRound(opts: { maxactive: number; calls: number; filtered?: number; depth?: number; firstFiltered?: boolean; held?: boolean; reenter?: boolean }): Omit<LabExpectation, 'verdict'> {
+  const depth = opts.depth ?? 1;
+  const instances = opts.calls * depth;
+  const filtered = opts.filtered ?? 0;
+  // Filtered calls take an instance and give it straight back; the rest hold theirs until the
+  // release. A call that finds the pool empty is missed before the entry handler runs.
+  const admitted = Math.min(instances - filtered, opts.maxactive);
+  const missed = instances - filtered - admitted;
+  const returns = opts.held ? 0 : admitted;
+  return {
+    maxactive: opts.maxactive,
+    module: {
+      nmissed: missed,
+      kp_nmissed: opts.reenter ? admitted : 0,
+      maxactive: opts.maxactive,
+      calls: opts.calls,
+      entries: admitted + filtered,
+      returns,
+      filtered,
+    },
+    records: { entry: admitted, return: returns, filtered },
+  };
+}
+
+/**
+ * What one bundle must show on one kernel. Where kernels differ the difference is the
+ * expectation: mod-default follows `expectedDefaultMaxactive`, so 5.10 (not preemptible in
+ * Debian's config, before the 6.2 change) misses where 6.x does not.
+ */
+export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabExpectation | undefined {
+  const fixed = LAB_EXPECTED[bundle];
+  if (bundle === 'default-smp2' || bundle === 'default-smp8') {
+    // `r:` gets the same default as register_kretprobe's maxactive <= 0.
+    const eff = expectedDefaultMaxactive(k, cpus);
+    if (eff === undefined) return undefined;
+    if (eff >= 3) return { ...fixed, verdict: 'fully-observed', maxactive: eff };
+    return { verdict: 'capacity-missed', maxactive: eff, returnHits: eff, returnMisses: 3 - eff, entryHits: 3, entries: 3, returns: eff };
+  }
+  if (fixed) return fixed;
+  if (bundle === 'fprobe-f2' || bundle === 'fprobe-default') {
+    // kernel-history.md §4: fprobe exits had a rethook pool (fN:, default 2 x possible CPUs per
+    // function) until 6.13; from 6.14 they run on the function-graph shadow stack, no pool, and
+    // a maxactive number is rejected.
+    // No tracefs file shows an fprobe's miss count, so even the pooled f2: run that loses a
+    // return leaves the triage without counters: insufficient-evidence is the honest verdict,
+    // and the records (3 entries, 2 returns) are the observation.
+    if (k.fprobeEvents !== true) return { verdict: 'setup-failure', rejected: true };
+    const pooled = !atLeast(k.version, [6, 14, 0]);
+    if (bundle === 'fprobe-f2') {
+      if (!pooled) return { verdict: 'setup-failure', rejected: true, errorReason: 'Invalid maxactive number' };
+      return { verdict: 'insufficient-evidence', maxactive: 2, entryHits: 3, entries: 3, returns: 2 };
+    }
+    return { verdict: 'insufficient-evidence', entryHits: 3, entries: 3, returns: 3 };
+  }
+  switch (bundle) {
+    case 'mod-constrained':
+      return { verdict: 'capacity-missed', rules: ['counters/nmissed-rose'], ...moduleRound({ maxactive: 2, calls: 4 }) };
+    case 'mod-adequate':
+      return { verdict: 'fully-observed', ...moduleRound({ maxactive: 8, calls: 4 }) };
+    case 'mod-default': {
+      const eff = expectedDefaultMaxactive(k, cpus);
+      if (eff === undefined) return undefined;
+      const r = moduleRound({ maxactive: eff, calls: 4 });
+      return { verdict: (r.module?.nmissed ?? 0) > 0 ? 'capacity-missed' : 'fully-observed', ...r };
+    }
+    case 'mod-filtering':
+      return { verdict: 'filtered-by-design', rules: ['interpret/filtered-by-entry-handler'], ...moduleRound({ maxactive: 8, calls: 6, filtered: 2 }) };
+    case 'mod-filter-overflow':
+      return { verdict: 'capacity-missed', ...moduleRound({ maxactive: 2, calls: 5, filtered: 1 }) };
+    case 'mod-recursion':
+      return { verdict: 'capacity-missed', ...moduleRound({ maxactive: 2, calls: 1, depth: 3 }) };
+    case 'mod-reenter':
+      return { verdict: 'observer-gap', rules: ['counters/kprobe-nmissed-rose'], ...moduleRound({ maxactive: 8, calls: 3, reenter: true }) };
+    case 'mod-stopped':
+      return { verdict: 'still-in-flight', ...moduleRound({ maxactive: 8, calls: 3, held: true }) };
+    case 'mod-reload':
+      // The second registration's round; the start snapshot is from the first one, so no delta:
+      // the misses of this round cannot be counted from the snapshots.
+      return { verdict: 'insufficient-evidence', rules: ['counters/epoch-changed'], ...moduleRound({ maxactive: 2, calls: 3 }) };
+    default:
+      return undefined;
+  }
 }
 
 export const LAB_EXPECTED: Readonly<Record<string, LabExpectation>> = {
@@ -64,7 +218,7 @@ export function selectScenarios(names: string[] | undefined): { selected: LabSce
   return { selected: LAB_SCENARIOS.filter((s) => names.includes(s.name)), unknown };
 }
 
-/** One boot per CPU count: scenarios that share `-smp` share a boot. */
+/** One boot per CPU count: scenarios that share `-smp` share a boot (tracefs and module alike). */
 export function planBoots(scenarios: LabScenario[]): Array<{ smp: number; scenarios: LabScenario[] }> {
   const bySmp = new Map<number, LabScenario[]>();
   for (const s of scenarios) bySmp.set(s.smp, [...(bySmp.get(s.smp) ?? []), s]);

@@ -7,6 +7,7 @@ import { evaluateCase, loadCase, type Rules } from '../index.js';
 import { caseUpdates } from '../ledger/format.js';
 import { readLedger } from '../ledger/read.js';
 import type { LabKernel } from './kernels.js';
+import type { ModuleObservation } from './moduleObserve.js';
 import type { LabObservation } from './observe.js';
 import type { LabExpectation } from './scenarios.js';
 import { setPath } from '../dotted.js';
@@ -79,7 +80,8 @@ export async function triageBundle(
   const built = await caseFromBundle(obs.dir, {
     event: 'kfix/gate',
     entryEvent: fixture ? 'kfix/gate_entry' : undefined,
-    symbol: symbolOf(obs.definition) ?? 'pipe_read',
+    // The definition's symbol (an fprobe exit's carries %return), else the bundle manifest's.
+    symbol: symbolOf(obs.definition)?.replace(/%return$/, ''),
     definition: obs.definition,
     id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
     title: `Lab: ${obs.definition ?? obs.bundle} on Linux ${release}`,
@@ -99,6 +101,17 @@ export async function triageBundle(
     for (const [k, v] of Object.entries(TRACEFS_PROBE_FACTS)) {
       setPath(data, k, v);
       provenance[k] = `lab: the tracefs definition it wrote (${obs.definition ?? '?'})`;
+    }
+    if (/^f\d*:/.test(obs.definition ?? '')) {
+      // An fprobe exit event lives in dynamic_events, not kprobe_events, so the bundle reader
+      // cannot see it armed; its enable file in the end snapshot can.
+      const enable = await fs.readFile(path.join(obs.dir, 'end', 'events', 'kfix', 'gate', 'enable'), 'utf8').catch(() => '');
+      setPath(data, 'probe.armed', enable.trim() === '1');
+      provenance['probe.armed'] = `lab: ${obs.bundle}/end/events/kfix/gate/enable (an fprobe event, read back from dynamic_events)`;
+      if (obs.maxactive !== undefined) {
+        setPath(data, 'probe.maxactive', { requested: obs.maxactive, effective: obs.maxactive });
+        provenance['probe.maxactive'] = `lab: ${obs.bundle}/registered.dynamic_events`;
+      }
     }
     const trace = path.join(obs.dir, 'end', 'trace');
     const stop = obs.captureStopNs;
@@ -138,12 +151,17 @@ export async function triageBundle(
     provenance['coverage.unusual_return'] = `lab: every operation of ${obs.bundle}/ops.jsonl completed after the release`;
   }
   if (Object.keys(provenance).length > 0) data.provenance = provenance;
-  if (ctx.expected) data.expected = { verdict: ctx.expected.verdict };
+  return writeAndEvaluate(data, obs.dir, obs.bundle, ctx);
+}
+
+/** Write the case beside its bundle as `<bundle>.case.yaml`, in case-format order, and evaluate it. */
+async function writeAndEvaluate(data: Obj, dir: string, bundle: string, ctx: { rules: Rules; expected: LabExpectation | undefined }): Promise<LabTriage> {
+  if (ctx.expected) data.expected = ctx.expected.rules?.length ? { verdict: ctx.expected.verdict, rules: ctx.expected.rules } : { verdict: ctx.expected.verdict };
   const ordered: Obj = {};
   for (const k of CASE_ORDER) if (k in data) ordered[k] = data[k];
   for (const [k, v] of Object.entries(data)) if (!(k in ordered)) ordered[k] = v;
-  const caseFile = path.join(path.dirname(obs.dir), `${obs.bundle}.case.yaml`);
-  const head = `# Built by kretprobe-triage lab from the bundle ${obs.bundle}/ (start/, end/, ops.jsonl).\n`;
+  const caseFile = path.join(path.dirname(dir), `${bundle}.case.yaml`);
+  const head = `# Built by kretprobe-triage lab from the bundle ${bundle}/ (start/, end/, ops.jsonl${bundle.startsWith('mod-') ? ', probe.jsonl' : ''}).\n`;
   await fs.writeFile(caseFile, head + stringify(ordered, { lineWidth: 0 }));
   const loaded = await loadCase(caseFile);
   const v = await evaluateCase(loaded, ctx.rules);
@@ -154,4 +172,110 @@ export async function triageBundle(
     rules: v.findings.map((f) => f.rule),
     note: undefined,
   };
+}
+
+/** `key=value` module parameters of an insmod line (`insmod krtfix.ko epoch=x maxactive=2`). */
+function paramsOf(load: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const w of (load ?? '').split(/\s+/)) {
+    const eq = w.indexOf('=');
+    if (eq > 0) out.set(w.slice(0, eq), w.slice(eq + 1));
+  }
+  return out;
+}
+
+const num = (v: number | string | undefined): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/**
+ * A module bundle -> case -> verdict: `caseFromBundle` for the kernel's files, the module's own
+ * counters (end/module_counters, `counters.source: module-field`), the facts of the module the
+ * lab loaded (lab/module/krtfix.c), and the ledger of ops.jsonl against probe.jsonl paired by
+ * instance id.
+ */
+export async function triageModuleBundle(
+  obs: ModuleObservation,
+  ctx: { kernel: LabKernel; rules: Rules; expected: LabExpectation | undefined; date: string },
+): Promise<LabTriage> {
+  const release = obs.release ?? ctx.kernel.release;
+  const last = obs.loads.at(-1);
+  const params = paramsOf(last);
+  const built = await caseFromBundle(obs.dir, {
+    symbol: 'krtfix_target',
+    id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
+    title: `Lab: ${last ?? obs.bundle} on Linux ${release}`,
+    source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.possibleCpus ?? '?'}), module lab/module/krtfix.c, ${ctx.date}`,
+  });
+  const data = built.case as Obj;
+  const provenance = (data.provenance ?? {}) as Record<string, string>;
+  const put = (k: string, v: unknown, why: string): void => {
+    if (v === undefined) return;
+    setPath(data, k, v);
+    provenance[k] = why;
+  };
+  const mod = 'lab: the module it loaded (lab/module/krtfix.c)';
+  put('probe.interface', 'module', mod);
+  put('probe.target', 'krtfix_target', mod);
+  put('probe.target_module', 'krtfix', mod);
+  if (!obs.registered) {
+    put('probe.registration.result', 'failed', `lab: ${obs.bundle}/scenario.json register_rc`);
+  } else {
+    const end = obs.counters.end;
+    const start = obs.counters.start;
+    put('probe.registration.result', 'ok', `lab: ${obs.bundle}/scenario.json register_rc`);
+    put('probe.registration.epoch', typeof end?.epoch === 'string' ? end.epoch : undefined, `lab: ${obs.bundle}/end/module_counters`);
+    put('probe.armed', true, mod);
+    const requested = Number(params.get('maxactive') ?? '0');
+    put('probe.maxactive.requested', requested, `lab: ${obs.bundle}/scenario.json loads`);
+    put('probe.maxactive.effective', num(obs.counters.registered?.maxactive ?? end?.maxactive), `lab: ${obs.bundle}/registered.counters maxactive (rp.maxactive after register_kretprobe)`);
+    put('probe.entry_handler.present', true, mod);
+    put('probe.entry_handler.can_filter', (params.get('filter_tag') ?? '') !== '', `${mod}, filter_tag`);
+    put('probe.per_instance_data', true, `${mod}: data_size = sizeof(struct krtfix_inst)`);
+    for (const [k, v] of Object.entries({ may_sleep: false, blocking_locks: false, does_io: false, heavy_printk: false, bounded_storage: true })) {
+      put(`probe.handler.${k}`, v, `${mod}: handlers write a bounded ring under a spinlock`);
+    }
+    put('coverage.inlined_call_sites', 'none', `${mod}: krtfix_target is noinline and reached only through debugfs krtfix/call`);
+    put('counters.source', 'module-field', `lab: ${obs.bundle}/end/module_counters`);
+    for (const [phase, snap] of [['start', start], ['end', end]] as const) {
+      if (!snap) continue;
+      const from = `lab: ${obs.bundle}/${phase}/module_counters`;
+      put(`counters.${phase}.epoch`, typeof snap.epoch === 'string' ? snap.epoch : undefined, from);
+      put(`counters.${phase}.nmissed`, num(snap.nmissed), from);
+      put(`counters.${phase}.kprobe_nmissed`, num(snap.kp_nmissed), from);
+      put(`counters.${phase}.hits`, num(snap.returns), `${from} returns`);
+    }
+    const calls = obs.ops.length;
+    const depth = obs.bundle === 'mod-recursion' ? 3 : 1;
+    const harness = 'lab: the fixture harness (lab/guest/init.sh)';
+    put('concurrency.target_sleeps', true, mod);
+    put('concurrency.workers', calls, harness);
+    put('concurrency.recursion_depth', depth, harness);
+    put('concurrency.estimated_max_overlap', calls * depth, harness);
+    put('concurrency.capacity_basis', requested <= 0 ? 'default' : 'caller-model', `lab: ${obs.bundle}/scenario.json loads`);
+    put('fixture.synthetic', true, mod);
+    put('fixture.gated', true, mod);
+    put('fixture.gate_holds_shared_resource', false, `${mod}: the gate is a wait queue of its own`);
+    put('fixture.live_driver_path', false, mod);
+    if (obs.gated) put('fixture.overlap_verified', obs.gated.all_blocked, `lab: ${obs.bundle}/gate.log (the module's held count before the release)`);
+    put('ledger.workload_quiesced', obs.captureStopNs === undefined, `lab: ${obs.bundle}/scenario.json capture_stop_ns`);
+    const sameEpoch = start !== undefined && end !== undefined && start.epoch === end.epoch;
+    const s0 = num(start?.nmissed);
+    const s1 = num(end?.nmissed);
+    const probe = path.join(obs.dir, 'probe.jsonl');
+    const report = await readLedger({
+      opsFile: path.join(obs.dir, 'ops.jsonl'),
+      trace: { name: probe, stream: createReadStream(probe) },
+      format: 'jsonl',
+      captureStopNs: obs.captureStopNs,
+      nmissedDelta: sameEpoch && s0 !== undefined && s1 !== undefined ? s1 - s0 : undefined,
+    });
+    for (const [k, v] of Object.entries(caseUpdates(report))) {
+      if (v === undefined || v === null) continue;
+      put(k, v, `lab: ledger of ${obs.bundle}/ops.jsonl against ${obs.bundle}/probe.jsonl`);
+    }
+    if (obs.ops.length > 0 && obs.ops.every((o) => o.done_ns !== null || o.done_after_stop_ns !== undefined)) {
+      put('coverage.unusual_return', false, `lab: every operation of ${obs.bundle}/ops.jsonl completed after the release`);
+    }
+  }
+  if (Object.keys(provenance).length > 0) data.provenance = provenance;
+  return writeAndEvaluate(data, obs.dir, obs.bundle, ctx);
 }

@@ -54,10 +54,17 @@ describe('newcArchive', () => {
 });
 
 describe('scenario plan', () => {
-  it('puts every 2-CPU scenario in one boot and default-smp8 in another', () => {
+  it('puts every 2-CPU scenario (tracefs, fprobe and module) in one boot and default-smp8 in another', () => {
     const { selected } = selectScenarios(undefined);
     expect(planBoots(selected).map((b) => [b.smp, b.scenarios.map((s) => s.name)])).toEqual([
-      [2, ['constrained', 'adequate', 'stopped', 'default-smp2', 'failures']],
+      [
+        2,
+        [
+          'constrained', 'adequate', 'stopped', 'default-smp2', 'failures', 'fprobe',
+          'mod-constrained', 'mod-adequate', 'mod-default', 'mod-filtering', 'mod-filter-overflow',
+          'mod-recursion', 'mod-reenter', 'mod-stopped', 'mod-reload',
+        ],
+      ],
       [8, ['default-smp8']],
     ]);
   });
