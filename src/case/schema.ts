@@ -64,6 +64,7 @@ export const caseSchema = z
     kernel: z
       .object({
         release: text('uname -r'),
+        version: text('the upstream point release the kernel is built from, when uname -r names only a distribution ABI (5.10.0-32-amd64): e.g. 5.10.223 from /proc/version "Debian 5.10.223-1"'),
         arch: text('uname -m'),
         possible_cpus: z.union([cpuCount, z.literal(UNKNOWN)]).nullish().describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)'),
         preemption: flag('CONFIG_PREEMPTION is set (PREEMPT, PREEMPT_RT or PREEMPT_DYNAMIC): decides the default pool before 6.2'),

@@ -6,7 +6,7 @@ import { parseBlacklist, blacklistEntryFor } from './blacklist.js';
 import { parseCpuPossible } from './cpus.js';
 import { parseErrorLog, errnoForReason, type ErrorLogEntry } from './errorLog.js';
 import { parseKallsyms } from './kallsyms.js';
-import { parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
+import { parseProcVersion, parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
 import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile, type KprobeProfileRow } from './kprobeProfile.js';
 import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.js';
@@ -158,7 +158,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     opts.entryEvent ?? manifestEvents.find((ev) => ev !== returnEvent && defFor(ev)?.kind === 'p' && (symbolHint === undefined || defFor(ev)?.symbol === symbolHint));
 
   // Kernel identity: from the newest snapshot whose one-line file gives a value.
-  const fromNewest = (name: 'uname_r' | 'uname_m' | 'cpu_possible', fact: string, read: (text: string) => { value: unknown; line?: number; problems: LineProblem[] }) => {
+  const fromNewest = (name: 'uname_r' | 'uname_m' | 'cpu_possible' | 'proc_version', fact: string, read: (text: string) => { value: unknown; line?: number; problems: LineProblem[] }) => {
     for (const phase of [...phases].reverse()) {
       const text = (input[phase] as SnapshotFiles)[name];
       if (text === undefined) continue;
@@ -173,6 +173,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   fromNewest('uname_r', 'kernel.release', (t) => { const r = parseUnameRelease(t); return { ...r, value: r.release }; });
   fromNewest('uname_m', 'kernel.arch', (t) => { const r = parseUnameMachine(t); return { ...r, value: r.arch }; });
   fromNewest('cpu_possible', 'kernel.possible_cpus', (t) => { const r = parseCpuPossible(t); return { ...r, value: r.count }; });
+  fromNewest('proc_version', 'kernel.version', (t) => { const r = parseProcVersion(t); return { ...r, value: r.upstream }; });
 
   // The probe: a tracefs event is what the collector reads.
   const where = (phase: Phase, file: string, line: number): string => `${phase}/${file}:${line}`;

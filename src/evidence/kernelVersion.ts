@@ -18,6 +18,8 @@ export interface ProcVersionResult {
   /** `#1 SMP PREEMPT_DYNAMIC ...` tokens that say how the kernel preempts. */
   smp?: boolean;
   preempt?: 'none' | 'PREEMPT' | 'PREEMPT_DYNAMIC' | 'PREEMPT_RT';
+  /** The upstream point release a distribution build names in its version string ("Debian 5.10.223-1"). */
+  upstream?: string;
   line?: number;
   text?: string;
   problems: LineProblem[];
@@ -33,6 +35,10 @@ export function parseProcVersion(text: string): ProcVersionResult {
     if (build) {
       const words = (build[1] ?? '').split(/\s+/);
       v.smp = words.includes('SMP');
+      // Debian writes its package version into the build string, after #N (the compiler's own
+      // "(Debian 12.2.0-14)" comes before it): "#1 SMP Debian 5.10.223-1 (2024-08-10)".
+      const upstream = /\bDebian (\d+\.\d+\.\d+)-/.exec(build[1] ?? '');
+      if (upstream) v.upstream = upstream[1]!;
       v.preempt = words.includes('PREEMPT_RT') ? 'PREEMPT_RT' : words.includes('PREEMPT_DYNAMIC') ? 'PREEMPT_DYNAMIC' : words.includes('PREEMPT') ? 'PREEMPT' : 'none';
     }
     return v;

@@ -1,14 +1,14 @@
 import { countCpuList } from '../kernel/cpus.js';
-import { CHANGES, defaultPool, hasChange, type ChangeName } from '../kernel/history.js';
+import { CHANGES, defaultPool, hasChange, parseRelease, type ChangeName } from '../kernel/history.js';
 import { num, str, type Derivation } from './derive.js';
 
 /** A fact of the release from the kernel model: true, false, or unknown where it cannot place it. */
 function releaseHas(name: string, change: ChangeName, section: string, description: string): Derivation {
   return {
     name, type: 'boolean', description, basis: `kernel-history.md ${section}, ${CHANGES[change].commit}`,
-    inputs: ['kernel.release'],
+    inputs: ['kernel.upstream_release'],
     derive: (i) => {
-      const release = str(i, 'kernel.release');
+      const release = str(i, 'kernel.upstream_release');
       return release === undefined ? undefined : hasChange(release, change);
     },
   };
@@ -25,6 +25,17 @@ export const KERNEL: readonly Derivation[] = [
       return typeof pc === 'number' ? pc : typeof pc === 'string' ? countCpuList(pc) : undefined;
     },
   },
+  {
+    name: 'kernel.upstream_release', type: 'string', basis: 'kernel-history.md §6',
+    description: 'the release the kernel model places: uname -r when it pins an upstream point release, else the upstream version a distribution names (kernel.version)',
+    inputs: ['kernel.release', 'kernel.version'],
+    derive: (i) => {
+      const release = str(i, 'kernel.release');
+      // 6.12.95+deb12-amd64 pins 6.12.95; 5.10.0-32-amd64 names an ABI, and only the version says which 5.10.y.
+      if (release !== undefined && parseRelease(release)?.patch !== undefined) return release;
+      return str(i, 'kernel.version') ?? release;
+    },
+  },
   releaseHas('kernel.profile_sums_pool_misses', 'profileSumsPoolMisses', '§0',
     "kprobe_profile's miss column of a return event includes pool misses (5.17, stable 5.10.94/5.15.17/5.16.3); unknown for a release the model cannot place"),
   releaseHas('kernel.bpf_link_reports_missed', 'bpfLinkMissed', '§3', 'a kprobe perf link or kprobe_multi link reports missed (6.7 and later)'),
@@ -32,7 +43,7 @@ export const KERNEL: readonly Derivation[] = [
   {
     name: 'capacity.default_maxactive', type: 'number', basis: `kernel-history.md §2, ${CHANGES.defaultPoolUnconditional.commit}`,
     description: 'the pool a nonpositive maxactive gets on this kernel: max(10, 2 x possible CPUs) from 6.2 (6.1.3, 6.0.17) or with CONFIG_PREEMPTION, the CPU count before that without it',
-    inputs: ['kernel.release', 'kernel.preemption', 'kernel.possible_cpu_count'],
-    derive: (i) => defaultPool(str(i, 'kernel.release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count')),
+    inputs: ['kernel.upstream_release', 'kernel.preemption', 'kernel.possible_cpu_count'],
+    derive: (i) => defaultPool(str(i, 'kernel.upstream_release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count')),
   },
 ];

@@ -196,7 +196,14 @@ describe('kernel identity', () => {
 
   it('reads /proc/version', () => {
     const r = parseProcVersion('Linux version 6.12.95+deb12-amd64 (debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2025-06-20)\n');
-    expect(r).toMatchObject({ release: '6.12.95+deb12-amd64', smp: true, preempt: 'PREEMPT_DYNAMIC', problems: [] });
+    expect(r).toMatchObject({ release: '6.12.95+deb12-amd64', smp: true, preempt: 'PREEMPT_DYNAMIC', upstream: '6.12.95', problems: [] });
+  });
+
+  it.each([
+    ['a Debian ABI release: the package version names the upstream point release, not the compiler\'s', 'Linux version 5.10.0-32-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP Debian 5.10.223-1 (2024-08-10)\n', '5.10.223'],
+    ['a build string without a distribution version', 'Linux version 6.12.0 (me@host) (gcc (Debian 12.2.0-14) 12.2.0) #3 SMP PREEMPT Mon Jan 1 00:00:00 UTC 2025\n', undefined],
+  ])('/proc/version upstream: %s', (_n, text, upstream) => {
+    expect(parseProcVersion(text).upstream).toBe(upstream);
   });
 
   it('reports a /proc/version without the prefix', () => {
