@@ -61,24 +61,13 @@ async function childBare(files: string[]): Promise<void> {
 /** Child: the real CLI entry (`main`) with the ledger command, output kept for the truth check. */
 async function childLedger(args: string[]): Promise<void> {
   const { main } = await import(pathToFileURL(path.join(root, 'dist/src/cli.js')).href);
-  let out = '';
-  let err = '';
+  const { bufferedIo } = (await import(pathToFileURL(path.join(root, 'dist/src/io.js')).href)) as typeof import('../src/io.js');
+  const io = bufferedIo(process.cwd(), process.stdin);
   const t0 = performance.now();
   const c0 = cpuMs();
-  const code: number = await main(['ledger', ...args, '--format', 'json'], {
-    stdout: (s: string) => {
-      out += s;
-    },
-    stderr: (s: string) => {
-      err += s;
-    },
-    stdin: process.stdin,
-    interactive: false,
-    stderrIsTTY: false,
-    env: {},
-    cwd: process.cwd(),
-    color: false,
-  });
+  const code: number = await main(['ledger', ...args, '--format', 'json'], io);
+  const out = io.out;
+  const err = io.err;
   const res: ChildResult = { ms: performance.now() - t0, cpuMs: cpuMs() - c0, maxRssMb: process.resourceUsage().maxRSS / 1024, code, out };
   if (err) process.stderr.write(err);
   process.stdout.write(JSON.stringify(res));

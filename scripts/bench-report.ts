@@ -21,21 +21,11 @@ const TARGET_BYTES = 2 * 1024 * 1024;
 /** Child: the real CLI entry with the report command. */
 async function child(args: string[]): Promise<void> {
   const { main } = await import(pathToFileURL(path.join(root, 'dist/src/cli.js')).href);
-  let err = '';
   const t0 = performance.now();
-  const code: number = await main(['report', ...args], {
-    stdout: () => {},
-    stderr: (s: string) => {
-      err += s;
-    },
-    stdin: process.stdin,
-    interactive: false,
-    stderrIsTTY: false,
-    env: {},
-    cwd: process.cwd(),
-    color: false,
-  });
-  if (code !== 0) process.stderr.write(err);
+  const { bufferedIo } = (await import(pathToFileURL(path.join(root, 'dist/src/io.js')).href)) as typeof import('../src/io.js');
+  const io = bufferedIo(process.cwd(), process.stdin);
+  const code: number = await main(['report', ...args], io);
+  if (code !== 0) process.stderr.write(io.err);
   process.stdout.write(JSON.stringify({ ms: performance.now() - t0, maxRssMb: process.resourceUsage().maxRSS / 1024, code }));
 }
 

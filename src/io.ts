@@ -15,3 +15,20 @@ export interface Io {
   /** Colour on stdout: decided once at the edge from NO_COLOR, --no-color and the terminal. */
   color: boolean;
 }
+
+/** An Io that keeps what a command prints, for in-process runs (benchmarks, tests): no terminal, no colour. */
+export function bufferedIo(cwd: string, stdin: NodeJS.ReadableStream): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: (text: string) => { io.out += text; },
+    stderr: (text: string) => { io.err += text; },
+    stdin,
+    interactive: false,
+    stderrIsTTY: false,
+    env: {},
+    cwd,
+    color: false,
+  };
+  return io;
+}
