@@ -6,7 +6,7 @@ import { decodeWriteup, extractWriteup, parseLexicon, sniffKind, type Lexicon } 
 const root = path.resolve(import.meta.dirname, '../..');
 const lexDir = path.join(root, 'rules', 'lexicon');
 const read = async (name: string) => ({ text: await fs.readFile(path.join(lexDir, name), 'utf8'), file: name });
-const texts = async () => ({ facts: await read('facts.yaml'), claims: await read('claims.yaml'), collect: await read('collect.yaml') });
+const texts = async () => ({ facts: await read('facts.yaml'), claims: await read('claims.yaml') });
 
 /** The same lexicon with every `needs` filter removed: each pattern runs on every sentence. */
 function unfiltered(lex: Lexicon): Lexicon {
