@@ -19,7 +19,8 @@ import { FIRED } from '../../src/facts/trust.js';
  *    contradicting one is flagged by ledger/in-flight-contradicts-records (cases/soundness/c02-*).
  *  - Entry events = accepted + calls without an instance + filtered (DESIGN.md) when those are
  *    known. A probe not registered or not armed records nothing, and records prove both, as do
- *    return hits and a miss-counter rise (a miss is only counted when the probe hit).
+ *    return hits and a miss-counter rise (a miss is only counted when the probe hit); calls the
+ *    entry handler rejected prove a handler that can reject.
  *  - `counters.*` are by definition the return probe's counters (case-format.md): a completion
  *    names `counters.event` and `probe.event` alike; a case that names them differently is
  *    judged on that (cases/soundness/c03-entry-event-line.yaml).
@@ -101,6 +102,10 @@ export function completion(c: Case): fc.Arbitrary<Case> {
   // fired (src/facts/trust.ts FIRED: a miss is only counted when the probe hit).
   const recorded = FIRED.some((k) => ((facts.values.get(k) as number | undefined) ?? 0) > 0);
   const proven: Record<string, unknown> = {};
+  // Calls the entry handler rejected prove a handler that can reject (kernel-facts.md §3).
+  const rejected = ((facts.values.get('ledger.filtered') as number | undefined) ?? 0) > 0;
+  if (rejected && open.includes('probe.entry_handler.present')) proven['probe.entry_handler.present'] = true;
+  if (rejected && open.includes('probe.entry_handler.can_filter')) proven['probe.entry_handler.can_filter'] = true;
   if (recorded && open.includes('probe.registration.result')) proven['probe.registration.result'] = 'ok';
   if (recorded && open.includes('probe.armed')) proven['probe.armed'] = true;
   for (const k of Object.keys(proven)) delete parts[k];
