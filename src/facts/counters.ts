@@ -143,6 +143,16 @@ export const COUNTERS: readonly Derivation[] = [
     },
   },
   {
+    name: 'counters.recursion_misses_seen', type: 'number', basis: 'kernel-history.md §0 (5.12, ca06f55b9002: BPF per-program recursion prevention)',
+    description: 'BPF program runs skipped for recursion: the rise within the test when both snapshots are known, else the count since the program was loaded (it includes the test)',
+    inputs: ['counters.start.recursion_misses', 'counters.end.recursion_misses'],
+    derive: (i) => {
+      const a = num(i, 'counters.start.recursion_misses');
+      const b = num(i, 'counters.end.recursion_misses');
+      return b === undefined ? undefined : a === undefined ? b : Math.max(0, b - a);
+    },
+  },
+  {
     name: 'counters.delta.hits', type: 'number', basis: 'kernel-facts.md §4',
     description: 'return-handler runs of the return event within one epoch (kprobe_profile hits)',
     inputs: ['counters.delta_valid', ...snap('hits')],

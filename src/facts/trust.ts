@@ -1,25 +1,34 @@
-import { bool, num, or, str, type Derivation } from './derive.js';
+import { bool, num, or, str, type Derivation, type Inputs } from './derive.js';
 
 /**
  * Facts that decide whether the records can carry a conclusion at all: the probe was in place,
  * the handlers only observed, the records are complete and the test's own, the pairing binds
  * one call's entry to its return.
  */
+/**
+ * What proves the probe fired during the test: its own entry/return records, its return hits, or
+ * a rise of its miss figure within one valid delta. A miss is counted only when the probe hit
+ * (kernel-facts.md §2, §4: pre_handler_kretprobe found no instance, or the kprobe re-entered), so
+ * a rising counter proves registration and arming as surely as a record does.
+ */
+export const FIRED = ['ledger.entries', 'ledger.returns', 'counters.delta.hits', 'counters.delta.column'] as const;
+const fired = (i: Inputs) => FIRED.some((k) => (num(i, k) ?? 0) > 0);
+
 export const TRUST: readonly Derivation[] = [
   {
     name: 'probe.was_armed', type: 'boolean', basis: 'Establish the probe’s actual scope',
-    description: 'the probe was live during the test: proven by entry/return records or return hits within the test, else as stated',
-    inputs: ['probe.armed', 'ledger.entries', 'ledger.returns', 'counters.delta.hits'],
-    derive: (i) => (['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : bool(i, 'probe.armed')),
+    description: 'the probe was live during the test: proven by entry/return records, return hits or a miss-counter rise within the test, else as stated',
+    inputs: ['probe.armed', ...FIRED],
+    derive: (i) => (fired(i) ? true : bool(i, 'probe.armed')),
   },
   {
     name: 'probe.registered', type: 'boolean', basis: 'Establish the probe’s actual scope',
-    description: 'the return probe was registered: the result says ok, or its own entry/return records prove it (a stated error wins over records)',
-    inputs: ['probe.registration.result', 'ledger.entries', 'ledger.returns', 'counters.delta.hits'],
+    description: 'the return probe was registered: the result says ok, or its own records, return hits or miss-counter rise prove it (a stated error wins over records)',
+    inputs: ['probe.registration.result', ...FIRED],
     derive: (i) => {
       const r = str(i, 'probe.registration.result');
       if (r !== undefined) return r === 'ok';
-      return ['ledger.entries', 'ledger.returns', 'counters.delta.hits'].some((k) => (num(i, k) ?? 0) > 0) ? true : undefined;
+      return fired(i) ? true : undefined;
     },
   },
   {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Case } from '../../src/case/schema.js';
 import { getPath, setPath } from '../../src/dotted.js';
 import { BASE_FACTS, caseFacts } from '../../src/facts/facts.js';
+import { FIRED } from '../../src/facts/trust.js';
 
 /**
  * Completions of a case's unknown fields, for the soundness property. A completion gives every
@@ -13,10 +14,13 @@ import { BASE_FACTS, caseFacts } from '../../src/facts/facts.js';
  *    within one epoch label (kernel-facts.md §2: only a new registration resets a counter); a
  *    pair with one side known is completed freely, so a reset can show.
  *  - A summary the records already determine (in flight at stop = accepted - returns; entry
- *    records = the accepted calls the entry events give) is completed with that value: a
+ *    records = the accepted calls the entry events give; returns = accepted - a stated in-flight
+ *    figure) is completed with that value: a
  *    contradicting one is flagged by ledger/in-flight-contradicts-records (cases/soundness/c02-*).
  *  - Entry events = accepted + calls without an instance + filtered (DESIGN.md) when those are
- *    known. A probe not registered or not armed records nothing, and records prove both.
+ *    known. A probe not registered or not armed records nothing, and records prove both, as do
+ *    return hits and a miss-counter rise (a miss is only counted when the probe hit); calls the
+ *    entry handler rejected prove a handler that can reject.
  *  - `counters.*` are by definition the return probe's counters (case-format.md): a completion
  *    names `counters.event` and `probe.event` alike; a case that names them differently is
  *    judged on that (cases/soundness/c03-entry-event-line.yaml).
@@ -63,12 +67,16 @@ export function completion(c: Case): fc.Arbitrary<Case> {
     const a = pool(n, c);
     if (a) parts[n] = a;
   }
+  // A probe that was not registered or not armed records nothing; its records prove both.
+  const result = getPath(c, 'probe.registration.result');
+  const silent = (typeof result === 'string' && result !== 'ok' && result !== 'unknown') || getPath(c, 'probe.armed') === false;
   for (const k of PAIRS) {
     const s = `counters.start.${k}`;
     const e = `counters.end.${k}`;
     const sOpen = open.includes(s);
     const eOpen = open.includes(e);
-    if (sOpen && eOpen) parts[`pair:${k}`] = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 20 }));
+    // A probe that never fired counts nothing: its pairs stay level.
+    if (sOpen && eOpen) parts[`pair:${k}`] = fc.tuple(fc.integer({ min: 0, max: 40 }), silent ? fc.constant(0) : fc.integer({ min: 0, max: 20 }));
     else if (sOpen) parts[s] = fc.integer({ min: 0, max: 60 });
     else if (eOpen) parts[e] = fc.integer({ min: 0, max: 60 });
   }
@@ -81,19 +89,25 @@ export function completion(c: Case): fc.Arbitrary<Case> {
   const tied: Record<string, number> = {};
   if (open.includes('ledger.in_flight_at_stop') && accepted !== undefined && returns !== undefined && accepted >= returns) tied['ledger.in_flight_at_stop'] = accepted - returns;
   if (open.includes('ledger.entries') && accepted !== undefined) tied['ledger.entries'] = accepted;
+  // The same identity read the other way: a stated in-flight figure and the accepted calls give
+  // the returns (accounting.open_at_stop reads the stated figure when returns are unknown).
+  const stated = facts.values.get('ledger.in_flight_at_stop') as number | undefined;
+  if (open.includes('ledger.returns') && accepted !== undefined && stated !== undefined && accepted >= stated) tied['ledger.returns'] = accepted - stated;
   // DESIGN.md: entry events = accepted + calls without an instance + filtered.
   const missed = facts.values.get('counters.delta.missed_total') as number | undefined;
   const filtered = facts.values.get('accounting.filtered') as number | undefined;
   if (open.includes('ledger.entry_events') && accepted !== undefined && missed !== undefined && filtered !== undefined) tied['ledger.entry_events'] = accepted + missed + filtered;
-  // A probe that was not registered or not armed records nothing; its records prove both.
-  const result = getPath(c, 'probe.registration.result');
-  const silent = (typeof result === 'string' && result !== 'ok' && result !== 'unknown') || getPath(c, 'probe.armed') === false;
   if (silent) for (const k of ['ledger.entries', 'ledger.returns']) if (open.includes(k)) tied[k] = 0;
-  const recorded = ['ledger.entries', 'ledger.returns'].some((k) => ((facts.values.get(k) as number | undefined) ?? 0) > 0);
+  // The probe's own records, return hits or a miss-counter rise within a valid delta prove it
+  // fired (src/facts/trust.ts FIRED: a miss is only counted when the probe hit).
+  const recorded = FIRED.some((k) => ((facts.values.get(k) as number | undefined) ?? 0) > 0);
   const proven: Record<string, unknown> = {};
+  // Calls the entry handler rejected prove a handler that can reject (kernel-facts.md §3).
+  const rejected = ((facts.values.get('ledger.filtered') as number | undefined) ?? 0) > 0;
+  if (rejected && open.includes('probe.entry_handler.present')) proven['probe.entry_handler.present'] = true;
+  if (rejected && open.includes('probe.entry_handler.can_filter')) proven['probe.entry_handler.can_filter'] = true;
   if (recorded && open.includes('probe.registration.result')) proven['probe.registration.result'] = 'ok';
   if (recorded && open.includes('probe.armed')) proven['probe.armed'] = true;
-  if (silent) delete parts['pair:hits'];
   for (const k of Object.keys(proven)) delete parts[k];
   for (const k of Object.keys(tied)) delete parts[k];
   return fc.record(parts).map((values) => {
