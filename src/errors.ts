@@ -41,6 +41,21 @@ export function formatInputError(
   return loc ? `${loc}: ${body}` : body;
 }
 
+/** Whether `value` nests objects or arrays more than `limit` deep (iteratively: no recursion). */
+function nestedDeeperThan(value: object, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  let seen = 0;
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    // What is shown is cut to one line anyway: a very wide value need not be walked to the end.
+    if (++seen > 10_000) return false;
+    for (const x of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) stack.push([x, depth + 1]);
+  }
+  return false;
+}
+
 /** Quote a value found in the input for an error message, shortened so the message stays one line. */
 export function shown(value: unknown, max = 60): string {
   let text: string;
@@ -48,11 +63,15 @@ export function shown(value: unknown, max = 60): string {
   else if (value === undefined) text = 'nothing';
   else if (typeof value !== 'object' || value === null) text = String(value);
   else {
-    // Never throws, never recurses past the engine's stack: input can nest 5,000 deep.
-    try {
-      text = JSON.stringify(value) ?? (Array.isArray(value) ? 'a list' : 'a mapping');
-    } catch {
-      text = Array.isArray(value) ? 'a list nested too deep to show' : 'a mapping nested too deep to show';
+    // Never throws, never recurses past the engine's stack: input can nest 5,000 deep. The depth
+    // is checked first, so the words do not depend on how much stack the thread has.
+    if (nestedDeeperThan(value, 32)) text = Array.isArray(value) ? 'a list nested too deep to show' : 'a mapping nested too deep to show';
+    else {
+      try {
+        text = JSON.stringify(value) ?? (Array.isArray(value) ? 'a list' : 'a mapping');
+      } catch {
+        text = Array.isArray(value) ? 'a list' : 'a mapping';
+      }
     }
   }
   text = text.replace(/[\r\n]+/g, ' ');

@@ -6,7 +6,8 @@ import { num, str, type Derivation } from './derive.js';
 function releaseHas(name: string, change: ChangeName, section: string, description: string): Derivation {
   return {
     name, type: 'boolean', description, basis: `kernel-history.md ${section}, ${CHANGES[change].commit}`,
-    inputs: ['kernel.upstream_release'],
+    // kernel.version is listed so that a release the model cannot place names what would place it.
+    inputs: ['kernel.upstream_release', 'kernel.version'],
     derive: (i) => {
       const release = str(i, 'kernel.upstream_release');
       return release === undefined ? undefined : hasChange(release, change);
@@ -26,7 +27,7 @@ export const KERNEL: readonly Derivation[] = [
     },
   },
   {
-    name: 'kernel.upstream_release', type: 'string', basis: 'kernel-history.md §6',
+    name: 'kernel.upstream_release', type: 'string', basis: 'kernel-history.md §0, §6 (stable point releases)',
     description: 'the release the kernel model places: uname -r when it pins an upstream point release, else the upstream version a distribution names (kernel.version)',
     inputs: ['kernel.release', 'kernel.version'],
     derive: (i) => {
@@ -43,7 +44,7 @@ export const KERNEL: readonly Derivation[] = [
   {
     name: 'capacity.default_maxactive', type: 'number', basis: `kernel-history.md §2, ${CHANGES.defaultPoolUnconditional.commit}`,
     description: 'the pool a nonpositive maxactive gets on this kernel: max(10, 2 x possible CPUs) from 6.2 (6.1.3, 6.0.17) or with CONFIG_PREEMPTION, the CPU count before that without it',
-    inputs: ['kernel.upstream_release', 'kernel.preemption', 'kernel.possible_cpu_count'],
+    inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.preemption', 'kernel.possible_cpu_count'],
     derive: (i) => defaultPool(str(i, 'kernel.upstream_release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count')),
   },
 ];

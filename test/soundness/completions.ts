@@ -37,7 +37,23 @@ function pool(name: string, c: Case): fc.Arbitrary<unknown> | undefined {
     return fc.constantFrom(...new Set([...labels, 'epoch-x']));
   }
   switch (name) {
-    case 'kernel.release': return fc.constantFrom(...RELEASES);
+    // kernel.release and kernel.version name one kernel: a completion of one agrees with the other.
+    case 'kernel.release': {
+      const v = getPath(c, 'kernel.version');
+      if (typeof v === 'string' && v !== 'unknown') {
+        const [major, minor] = v.split('.');
+        return fc.constantFrom(v, `${major}.${minor}.0-1-amd64`);
+      }
+      return fc.constantFrom(...RELEASES);
+    }
+    case 'kernel.version': {
+      const r = getPath(c, 'kernel.release');
+      const m = typeof r === 'string' ? /^(\d+)\.(\d+)(?:\.(\d+))?(.*)$/.exec(r) : null;
+      if (!m) return fc.constantFrom('5.10.20', '5.10.223', '6.1.2', '6.1.140', '6.12.95');
+      // A release that pins its point release (6.12.95+deb12) is that version; an ABI name (6.1.0-37) is some point release of its line.
+      if (m[3] !== undefined && !/^-\d/.test(m[4] ?? '')) return fc.constant(`${m[1]}.${m[2]}.${m[3]}`);
+      return fc.constantFrom(...[1, 2, 3, 17, 94, 140, 223].map((p) => `${m[1]}.${m[2]}.${p}`));
+    }
     case 'kernel.possible_cpus': return fc.integer({ min: 1, max: 16 });
     case 'probe.registration.result': return fc.constantFrom('ok', 'EINVAL', 'ENOENT');
     // A request the interface refuses cannot go with a registration the case says succeeded.
