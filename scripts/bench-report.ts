@@ -63,13 +63,18 @@ async function bench(argv: string[]): Promise<void> {
     const size = statSync(out).size;
     const html = readFileSync(out, 'utf8');
     const shownPeak = /data-k="observed:\/series\/peak">(\d+)</.exec(html)?.[1];
+    // Trace text with a separate entry event: the series is the ledger's demand ceiling (missed
+    // calls' entries never return), which the page must show as its peak; probe.jsonl: admitted.
+    const ceiling = /data-k="ledger:\/demand\/upper">(\d+)</.exec(html)?.[1];
     const records = form === 'trace.txt' ? truth.trace_records : truth.jsonl_records;
     process.stdout.write(
       [
         `${form.padEnd(11)} ${String(records).padStart(9)} records -> ${path.relative(root, out)}`,
         `time ${(res.ms / 1000).toFixed(2)} s  (${(records / (res.ms / 1000) / 1e6).toFixed(2)} M records/s)  peak RSS ${res.maxRssMb.toFixed(0)} MB`,
         `HTML ${(size / 1024).toFixed(1)} KiB (target < ${TARGET_BYTES / 1048576} MiB: ${size < TARGET_BYTES ? 'met' : 'NOT MET'})`,
-        `in-flight peak shown ${shownPeak ?? 'missing'}, generator truth ${peak}: ${shownPeak === String(peak) ? 'exact' : 'MISMATCH'}`,
+        form === 'trace.txt'
+          ? `in-flight peak shown ${shownPeak ?? 'missing'} = ledger demand ceiling ${ceiling ?? 'missing'}: ${shownPeak !== undefined && shownPeak === ceiling ? 'consistent' : 'MISMATCH'} (generator truth: admitted ${peak}, demand ${truth.text.demand_high_water}; accepted instances cannot be drawn from trace text without ids)`
+          : `in-flight peak shown ${shownPeak ?? 'missing'}, generator truth ${peak}: ${shownPeak === String(peak) ? 'exact' : 'MISMATCH'}`,
       ].join('\n    ') + '\n',
     );
   }

@@ -127,12 +127,12 @@ describe('the investigation report in chromium', () => {
     const r = cli(['report', caseFile, ...ledgerArgs, '-o', html, '--force']);
     expect(r.code, r.stderr).toBe(0);
     const src = await sourcesFor(path.join(ROOT, caseFile), ledgerArgs, caseFile);
-    const ledger = src.ledger as { high_water: { value: number }; demand?: { value: number }; records: { entries: number; returns: number; filtered: number } };
+    const ledger = src.ledger as { high_water: { value: number }; demand?: { value: number; upper: number | null }; records: { entries: number; returns: number; filtered: number } };
     const checked = await checkInBrowser('lab-6-12-constrained', html, {
       ...src,
       observed: (p, shown) => {
         // Trace text with a separate entry event: the series counts open entry events (demand).
-        if (p === '/series/peak') expect(shown).toBe(String((ledger.demand ?? ledger.high_water).value));
+        if (p === '/series/peak') expect(shown).toBe(String(ledger.demand ? ledger.demand.upper : ledger.high_water.value));
         else if (p === '/series/samples') expect(shown).toBe(String(ledger.records.entries + ledger.records.returns + ledger.records.filtered));
         else if (p === '/series/buckets') expect(Number(shown)).toBeLessThanOrEqual(800);
         else if (p !== '/series/widthNs') throw new Error(`unexpected observed value ${p}`);

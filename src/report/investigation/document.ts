@@ -218,16 +218,19 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
       rows.push(row('ledger high-water ceiling', R.ledger('/high_water/upper'), 'this ledger pass'));
       if (L.view.report.result.demand !== undefined) {
         rows.push(row('ledger demand: entry events outstanding at once (admitted or missed)', R.ledger('/demand/value'), 'this ledger pass'));
-        rows.push(row('ledger demand is exact', R.ledger('/demand/exact'), 'this ledger pass'));
+        rows.push(row('ledger demand is exact (otherwise a floor, its ceiling below)', R.ledger('/demand/exact'), 'this ledger pass'));
+        rows.push(row('ledger demand ceiling', R.ledger('/demand/upper'), 'this ledger pass'));
       }
     }
     blocks.push({ t: 'table', head: ['caller model', 'value', 'from'], rows });
     if (L) {
       const r = L.view.report.result;
       // The series counts open entry records: accepted instances, or with a separate entry event
-      // the demand (entry events without a return yet); its peak is the matching ledger mark.
-      const counted = r.semantics === 'instance' ? 'accepted instances outstanding' : 'entry events without a return (demand)';
-      const mark = r.semantics === 'instance' || r.demand === undefined ? '/high_water/value' : '/demand/value';
+      // the entry events without a return yet. Those include missed calls, whose entry never gets
+      // a return, so that count is the ledger's demand ceiling, not accepted instances: trace
+      // text without instance ids cannot show accepted instances over time.
+      const counted = r.semantics === 'instance' ? 'accepted instances outstanding' : 'entry events without a return yet (a ceiling on demand, not accepted instances)';
+      const mark = r.semantics === 'instance' || r.demand === undefined ? '/high_water/value' : '/demand/upper';
       const eff = L.view.effectiveMaxactive;
       const miss = L.epochCounters.find((e) => e.name === 'nmissed');
       blocks.push({
@@ -245,7 +248,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
           bucket: R.observed('/series/widthNs', L.series.widthNs, 'ns'),
         }),
       });
-      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), mark === '/demand/value' ? ' (the ledger demand mark: ' : ' (the ledger high-water mark: ', R.ledger(mark), ').'] });
+      blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), mark === '/demand/upper' ? ' (the ledger demand ceiling: ' : ' (the ledger high-water mark: ', R.ledger(mark), ').'] });
     } else {
       blocks.push({ t: 'p', c: ['No trace was given (--ops/--trace): the in-flight picture needs the probe records.'] });
     }
