@@ -55,7 +55,7 @@ async function bench(argv: string[]): Promise<void> {
   writeFileSync(caseFile, generatedCase(truth));
   for (const [form, peak] of [['trace.txt', truth.text.high_water], ['probe.jsonl', truth.jsonl.high_water]] as const) {
     const out = path.join(dir, `report-${form.replace('.', '-')}.html`);
-    const args = [caseFile, '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, form), '--capture-stop-ns', String(truth.stop_us * 1000), '-o', out];
+    const args = [caseFile, '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, form), '--capture-stop-ns', String(truth.stop_us * 1000), '-o', out, '--force'];
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', ...args], { encoding: 'utf8', maxBuffer: 16 << 20 });
     if (r.status !== 0) throw new Error(`report on ${form} failed: ${r.stderr}`);
     const res = JSON.parse(r.stdout) as { ms: number; maxRssMb: number; code: number };
