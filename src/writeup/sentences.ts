@@ -102,22 +102,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     starts.push(joined.length);
     joined += s.text.toLowerCase();
   }
-  const sentenceAt = (offset: number): number => lastAtOrBefore(starts, offset);
-  const byWord = new Map<string, number[]>();
-  const withWord = (w: string): number[] => {
-    let out = byWord.get(w);
-    if (out) return out;
-    out = [];
-    for (let pos = joined.indexOf(w); pos >= 0; ) {
-      const i = sentenceAt(pos);
-      out.push(i);
-      const next = starts[i + 1];
-      if (next === undefined) break;
-      pos = joined.indexOf(w, next);
-    }
-    byWord.set(w, out);
-    return out;
-  };
+  const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
+  const withWord = (w: string): number[] => byWord.get(w) ?? [];
   const all = sentences.map((_, i) => i);
   const byNeeds = new Map<string[], number[]>();
   const candidates = (needs: string[]): number[] => {
@@ -229,6 +215,62 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
   }
   return { facts, claims, rejected };
+}
+
+/**
+ * Every `needs` word of a lexicon, bucketed by its first two characters: a 128x128 table for
+ * ASCII pairs (the usual case), a map keyed by the pair's text otherwise; one-character words
+ * by their one character.
+ */
+interface WordIndex {
+  ascii: Array<string[] | undefined>;
+  other: Map<string, string[]>;
+  single: Map<number, string[]>;
+  words: string[];
+}
+const wordIndexes = new WeakMap<Lexicon, WordIndex>();
+function wordIndexOf(lex: Lexicon): WordIndex {
+  let idx = wordIndexes.get(lex);
+  if (idx) return idx;
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words };
+  for (const w of words) {
+    const c0 = w.charCodeAt(0);
+    const c1 = w.charCodeAt(1);
+    if (w.length === 1) idx.single.set(c0, [...(idx.single.get(c0) ?? []), w]);
+    else if (c0 < 128 && c1 < 128) (idx.ascii[c0 * 128 + c1] ??= []).push(w);
+    else idx.other.set(w.slice(0, 2), [...(idx.other.get(w.slice(0, 2)) ?? []), w]);
+  }
+  wordIndexes.set(lex, idx);
+  return idx;
+}
+
+/**
+ * For each needed word, the ascending indices of the sentences whose text holds it: one walk
+ * over the joined lower-case prose for all words at once (a word never spans the newline that
+ * separates two sentences), instead of one indexOf walk per word.
+ */
+function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const w of idx.words) out.set(w, []);
+  let sentence = 0;
+  let nextStart = starts[1] ?? Infinity;
+  const add = (w: string) => {
+    const list = out.get(w)!;
+    if (list[list.length - 1] !== sentence) list.push(sentence);
+  };
+  const { ascii, other, single } = idx;
+  const singles = single.size > 0;
+  const others = other.size > 0;
+  for (let p = 0, n = joined.length; p < n; p++) {
+    while (p >= nextStart) nextStart = starts[++sentence + 1] ?? Infinity;
+    const c0 = joined.charCodeAt(p);
+    if (singles) for (const w of single.get(c0) ?? []) add(w);
+    const c1 = joined.charCodeAt(p + 1);
+    const bucket = c0 < 128 && c1 < 128 ? ascii[c0 * 128 + c1] : others ? other.get(joined.slice(p, p + 2)) : undefined;
+    if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);
+  }
+  return out;
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {
