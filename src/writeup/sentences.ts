@@ -118,8 +118,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   const questions: Array<boolean | undefined> = [];
   const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
   /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
-  const matches = (re: RegExp, needs: string[], each: (m: Indexed, i: number, s: Sentence, start: number, end: number) => void): void => {
-    for (const i of candidates(needs)) {
+  type Each = (m: Indexed, i: number, s: Sentence, start: number, end: number) => void;
+  const matches = (re: RegExp, needs: string[], each: Each): void => matchesIn(re, candidates(needs), each);
+  /** The same for a given list of sentence indices. */
+  const matchesIn = (re: RegExp, indices: number[], each: Each): void => {
+    for (const i of indices) {
       const s = sentences[i]!;
       re.lastIndex = 0;
       for (let m = re.exec(s.text) as Indexed | null; m !== null; m = re.exec(s.text) as Indexed | null) {
@@ -170,8 +173,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
   {
     const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
+    // Every interface pattern is the lead followed by a name: only sentences the lead matches
+    // can match one (the lead is tried once per sentence instead of once per name).
+    const withLead = candidates(lex.interfaceNeeds).filter((i) => lex.interfaceLead.test(sentences[i]!.text));
     for (const n of lex.interfaces) {
-      matches(n.re, lex.interfaceNeeds, (m, i, _s, start, end) => {
+      matchesIn(n.re, withLead, (m, i, _s, start, end) => {
         const prior = first.get(i);
         if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
       });
