@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
-import { isCollection, isMap, isNode, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, shown } from './errors.js';
 import { MAX_INPUT_BYTES, utf8Bytes } from './fsutil.js';
@@ -10,6 +11,17 @@ import { MAX_INPUT_BYTES, utf8Bytes } from './fsutil.js';
  * or updated goes through parseYaml/parseYamlFast before it is written) alike.
  */
 export const MAX_YAML_BYTES = MAX_INPUT_BYTES;
+
+/**
+ * The positioned parser (the `yaml` package, ~30 ms to load) is loaded the first time it is
+ * needed: a valid case on the js-yaml fast path never needs it, so auditing one case does not
+ * pay for it. Synchronous (its CommonJS build through require) so parseYaml stays synchronous.
+ */
+let yamlLib: typeof import('yaml') | undefined;
+export function positionedYaml(): typeof import('yaml') {
+  yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yamlLib;
+}
 
 function checkSize(text: string, file: string, what: string): void {
   const bytes = utf8Bytes(text, MAX_YAML_BYTES);
@@ -37,6 +49,7 @@ export function positionOf(lines: LineCounter, offset: number): { line: number; 
  */
 export function parseYaml(text: string, file: string, what: string): YamlFile {
   checkSize(text, file, what);
+  const { LineCounter, parseDocument, visit, isCollection, isMap } = positionedYaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const problem = doc.errors[0];
@@ -170,6 +183,7 @@ export function parseYamlFast(text: string, what: string, file: string): unknown
 
 /** The node at a path, or the deepest existing ancestor (a missing key is reported at its map). */
 export function nodeAt(doc: Document.Parsed, path: ReadonlyArray<PropertyKey>): { node: Node | undefined; found: boolean } {
+  const { isNode } = positionedYaml();
   let current: unknown = doc.contents;
   let last: Node | undefined = isNode(current) ? current : undefined;
   for (const key of path) {
@@ -184,6 +198,7 @@ export function nodeAt(doc: Document.Parsed, path: ReadonlyArray<PropertyKey>): 
 
 /** The key node of a map entry (so "unknown field" errors point at the key, not the value). */
 export function keyNodeAt(doc: Document.Parsed, path: ReadonlyArray<PropertyKey>, key: string): Node | undefined {
+  const { isMap, isPair, isScalar } = positionedYaml();
   const { node } = nodeAt(doc, path);
   if (!isMap(node)) return undefined;
   for (const pair of node.items) {

@@ -1,6 +1,5 @@
-import { isMap } from 'yaml';
 import { InputError } from '../errors.js';
-import { nodeAt, parseYaml, parseYamlFast, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
+import { nodeAt, parseYaml, positionedYaml, parseYamlFast, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
 import { caseSchema, type Case } from './schema.js';
 
 export const CASE_FORMAT = 'kretprobe-case/v1';
@@ -57,7 +56,7 @@ export function parseCasePositioned(text: string, file: string, parsed?: YamlFil
   if (value === null || value === undefined) {
     throw new InputError({ file, line: 1, col: 1 }, `a case file (a mapping starting with "format: ${CASE_FORMAT}")`, 'an empty document');
   }
-  if (!isMap(yaml.doc.contents) || typeof value !== 'object' || Array.isArray(value)) {
+  if (!positionedYaml().isMap(yaml.doc.contents) || typeof value !== 'object' || Array.isArray(value)) {
     throw new InputError({ file, ...positionOf(yaml.lines, rangeStart(nodeAt(yaml.doc, []).node)) }, `a case file (a mapping starting with "format: ${CASE_FORMAT}")`, 'a YAML value that is not a mapping');
   }
   const format = (value as Record<string, unknown>).format;

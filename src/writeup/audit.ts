@@ -3,15 +3,17 @@ import { parseWaiverComments } from '../case/waivers.js';
 import type { LoadedCase } from '../case/parse.js';
 import type { Rules } from '../index.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
-import { judgeWriteup } from './judge.js';
-import { loadLexicon, type Lexicon } from './lexicon.js';
-import { writeupOf } from './load.js';
+import type { Lexicon } from './lexicon.js';
+
+// `audit` imports this module for every run; the write-up machinery behind it (Markdown parser,
+// lexicon, zod schemas of the sidecar) is imported only when a write-up is met, so auditing case
+// files does not load it.
 
 let cached: { dir: string | undefined; lex: Promise<Lexicon> } | undefined;
 
 /** The lexicon of a rules directory, read once per process. */
 export function lexiconOf(dir: string | undefined): Promise<Lexicon> {
-  if (!cached || cached.dir !== dir) cached = { dir, lex: loadLexicon(dir) };
+  if (!cached || cached.dir !== dir) cached = { dir, lex: import('./lexicon.js').then(({ loadLexicon }) => loadLexicon(dir)) };
   return cached.lex;
 }
 
@@ -22,7 +24,7 @@ export function lexiconOf(dir: string | undefined): Promise<Lexicon> {
  * `claims[].at`).
  */
 export async function writeupInput(text: string, file: string, rulesDir: string | undefined): Promise<AuditInput> {
-  const lex = await lexiconOf(rulesDir);
+  const [lex, { writeupOf }] = await Promise.all([lexiconOf(rulesDir), import('./load.js')]);
   const { extraction, sidecar } = await writeupOf(text, file, lex);
   const loaded: LoadedCase = {
     file,
@@ -38,5 +40,6 @@ export async function writeupInput(text: string, file: string, rulesDir: string 
 /** The verdict of one audit input: a write-up is judged with its disagreements and sidecar, a case by the engine. */
 export async function judgeInput(input: AuditInput, rules: Rules, evaluate: (c: LoadedCase, r: Rules) => Promise<CaseVerdict>): Promise<CaseVerdict> {
   if (!input.writeup) return evaluate(input.loaded, rules);
+  const { judgeWriteup } = await import('./judge.js');
   return judgeWriteup(input.writeup.extraction, rules, await lexiconOf(rules.set.dir), input.writeup.sidecar);
 }

@@ -42,6 +42,8 @@ export interface Lexicon {
   facts: FactPattern[];
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
+  /** The `lead` every interface pattern starts with, alone: a sentence it does not match cannot match any of them. */
+  interfaceLead: RegExp;
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
@@ -75,6 +77,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
+    interfaceLead: re(lead, 'i'),
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
     // Claims need no match indices ('d' costs time on every match).

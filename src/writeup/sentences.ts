@@ -102,22 +102,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     starts.push(joined.length);
     joined += s.text.toLowerCase();
   }
-  const sentenceAt = (offset: number): number => lastAtOrBefore(starts, offset);
-  const byWord = new Map<string, number[]>();
-  const withWord = (w: string): number[] => {
-    let out = byWord.get(w);
-    if (out) return out;
-    out = [];
-    for (let pos = joined.indexOf(w); pos >= 0; ) {
-      const i = sentenceAt(pos);
-      out.push(i);
-      const next = starts[i + 1];
-      if (next === undefined) break;
-      pos = joined.indexOf(w, next);
-    }
-    byWord.set(w, out);
-    return out;
-  };
+  const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
+  const withWord = (w: string): number[] => byWord.get(w) ?? [];
   const all = sentences.map((_, i) => i);
   const byNeeds = new Map<string[], number[]>();
   const candidates = (needs: string[]): number[] => {
@@ -132,8 +118,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   const questions: Array<boolean | undefined> = [];
   const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
   /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
-  const matches = (re: RegExp, needs: string[], each: (m: Indexed, i: number, s: Sentence, start: number, end: number) => void): void => {
-    for (const i of candidates(needs)) {
+  type Each = (m: Indexed, i: number, s: Sentence, start: number, end: number) => void;
+  const matches = (re: RegExp, needs: string[], each: Each): void => matchesIn(re, candidates(needs), each);
+  /** The same for a given list of sentence indices. */
+  const matchesIn = (re: RegExp, indices: number[], each: Each): void => {
+    for (const i of indices) {
       const s = sentences[i]!;
       re.lastIndex = 0;
       for (let m = re.exec(s.text) as Indexed | null; m !== null; m = re.exec(s.text) as Indexed | null) {
@@ -184,8 +173,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
   {
     const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
+    // Every interface pattern is the lead followed by a name: only sentences the lead matches
+    // can match one (the lead is tried once per sentence instead of once per name).
+    const withLead = candidates(lex.interfaceNeeds).filter((i) => lex.interfaceLead.test(sentences[i]!.text));
     for (const n of lex.interfaces) {
-      matches(n.re, lex.interfaceNeeds, (m, i, _s, start, end) => {
+      matchesIn(n.re, withLead, (m, i, _s, start, end) => {
         const prior = first.get(i);
         if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
       });
@@ -229,6 +221,68 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
   }
   return { facts, claims, rejected };
+}
+
+/**
+ * Every `needs` word of a lexicon, bucketed by its first two characters: a 128x128 table for
+ * ASCII pairs (the usual case), a map keyed by the pair's text otherwise; one-character words
+ * by their one character.
+ */
+interface WordIndex {
+  ascii: Array<string[] | undefined>;
+  other: Map<string, string[]>;
+  single: Map<number, string[]>;
+  words: string[];
+  /** Any of the words: finds the next position where one starts (native code, no per-character loop in JS). */
+  any: RegExp;
+}
+const wordIndexes = new WeakMap<Lexicon, WordIndex>();
+function wordIndexOf(lex: Lexicon): WordIndex {
+  let idx = wordIndexes.get(lex);
+  if (idx) return idx;
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: new RegExp(words.length ? words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') : '(?!)', 'g') };
+  for (const w of words) {
+    const c0 = w.charCodeAt(0);
+    const c1 = w.charCodeAt(1);
+    if (w.length === 1) idx.single.set(c0, [...(idx.single.get(c0) ?? []), w]);
+    else if (c0 < 128 && c1 < 128) (idx.ascii[c0 * 128 + c1] ??= []).push(w);
+    else idx.other.set(w.slice(0, 2), [...(idx.other.get(w.slice(0, 2)) ?? []), w]);
+  }
+  wordIndexes.set(lex, idx);
+  return idx;
+}
+
+/**
+ * For each needed word, the ascending indices of the sentences whose text holds it: one walk
+ * over the joined lower-case prose for all words at once (a word never spans the newline that
+ * separates two sentences), instead of one indexOf walk per word: one regular expression of all
+ * the words finds where one starts, a table by the first two characters says which.
+ */
+function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const w of idx.words) out.set(w, []);
+  let sentence = 0;
+  let nextStart = starts[1] ?? Infinity;
+  const add = (w: string) => {
+    const list = out.get(w)!;
+    if (list[list.length - 1] !== sentence) list.push(sentence);
+  };
+  const { ascii, other, single, any } = idx;
+  any.lastIndex = 0;
+  for (let m = any.exec(joined); m !== null; m = any.exec(joined)) {
+    const p = m.index;
+    // Every position where some word starts is met (the search resumes one past the last hit);
+    // there, every word starting at it is checked.
+    any.lastIndex = p + 1;
+    while (p >= nextStart) nextStart = starts[++sentence + 1] ?? Infinity;
+    const c0 = joined.charCodeAt(p);
+    for (const w of single.get(c0) ?? []) add(w);
+    const c1 = joined.charCodeAt(p + 1);
+    const bucket = c0 < 128 && c1 < 128 ? ascii[c0 * 128 + c1] : other.get(joined.slice(p, p + 2));
+    if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);
+  }
+  return out;
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {
