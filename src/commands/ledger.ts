@@ -74,6 +74,9 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
     });
   } finally {
     bar?.done();
+    // A failure before the trace was read (a bad --ops) must still close the trace file: an open
+    // FileHandle left to the garbage collector prints a warning of its own on stderr.
+    if (o.trace !== '-') (t.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
   }
   // Problems name files as the user typed them, not as resolved.
   if (o.ops !== undefined) {
