@@ -134,15 +134,16 @@ FINAL="$OUT/$PHASE"
 [ -e "$FINAL" ] && die "$FINAL already exists: use a new --out, or remove it yourself"
 mkdir -p "$OUT" || die "cannot create $OUT"
 TMP="$OUT/.$PHASE.tmp.$$"
-rm -rf "$TMP"
-mkdir -p "$TMP" || die "cannot create $TMP"
 # A signal ends the run: remove the half-written snapshot and exit non-zero (a trap that only
 # cleaned up would let the script go on, recreate part of it and publish it). Ctrl-C reaches the
-# whole process group, so a read blocked on a FIFO or a hung file dies with it.
+# whole process group, so a read blocked on a FIFO or a hung file dies with it. The traps are set
+# before the temporary directory exists: a signal right after mkdir must not leave it behind.
 trap 'rm -rf "$TMP"' EXIT
 trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 129' HUP
 trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 130' INT
 trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 143' TERM
+rm -rf "$TMP"
+mkdir -p "$TMP" || die "cannot create $TMP"
 
 MISSING="$TMP/missing"
 : > "$MISSING"
