@@ -1,10 +1,9 @@
 /**
  * kretprobe-triage as a library. The CLI uses exactly this: load rules, load a case, evaluate.
  */
-import type { Case } from './case/schema.js';
-import type { LoadedCase } from './case/parse.js';
+import type { Rules } from './evaluate.js';
 import { loadRules as readRules } from './rules/load.js';
-import { compileRules, judgeCase, type CaseVerdict, type CompiledRules } from './verdict/verdict.js';
+import { compileRules } from './verdict/verdict.js';
 
 export { loadCase, loadCases, updateCaseFile, expandCasePaths } from './case/load.js';
 export { parseCase, CASE_FORMAT, type LoadedCase } from './case/parse.js';
@@ -14,17 +13,10 @@ export { InputError } from './errors.js';
 export type { CaseVerdict, Finding, ClaimResult, Accounting } from './verdict/verdict.js';
 export type { RuleSet } from './rules/load.js';
 
-/** Rules ready to evaluate (parsed and compiled once). */
-export interface Rules extends CompiledRules {}
+export { evaluateCase, type Rules } from './evaluate.js';
 
 /** Read and compile the rules under `dir` (default: the rules shipped with the package). */
 export async function loadRules(dir?: string, options: { memo?: boolean } = {}): Promise<Rules> {
   return compileRules(await readRules(dir), options);
 }
 
-
-/** Evaluate one case (a loaded file or a case object) to a justified verdict. */
-export async function evaluateCase(c: LoadedCase | Case, rules: Rules): Promise<CaseVerdict> {
-  if ('data' in c && 'yaml' in c) return judgeCase(c.data, rules, { file: c.file });
-  return judgeCase(c, rules);
-}

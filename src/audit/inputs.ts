@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { readSmallFile } from '../case/load.js';
+import { readSmallFile } from '../case/fast.js';
 import type { LoadedCase } from '../case/parse.js';
 import type { Waiver } from '../case/waivers.js';
 import type { Extraction } from '../writeup/extract.js';
@@ -43,9 +43,12 @@ export function kindOf(file: string): InputKind | undefined {
  */
 const LOADERS: Partial<Record<InputKind, (ctx: LoaderContext) => Promise<InputLoader>>> = {
   case: async () => {
-    const { parseCase } = await import('../case/parse.js');
-    return (text, file) => {
-      const loaded = parseCase(text, file);
+    // A valid case is read without zod (case/fast.ts); the first one that needs zod (to say
+    // what is wrong, or to decide a refinement) loads the full parser.
+    const { parseCaseQuick } = await import('../case/fast.js');
+    let full: Promise<typeof import('../case/parse.js')> | undefined;
+    return async (text, file) => {
+      const loaded = parseCaseQuick(text, file) ?? (await (full ??= import('../case/parse.js'))).parseCase(text, file);
       const waivers = (loaded.data.accepted ?? []).map((w) => ({ rule: w.rule, reason: w.reason }));
       return { file, kind: 'case', loaded, waivers };
     };

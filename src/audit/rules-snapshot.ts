@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadRules, type RuleSet } from '../rules/load.js';
+import type { RuleSet } from '../rules/load.js';
 import type { YamlFile } from '../yamlfile.js';
 import { rulesVersion } from '../version.js';
 
@@ -11,7 +11,8 @@ import { rulesVersion } from '../version.js';
  * writes what loadRules returns for them (`npm run build`: dist/rules.snapshot.json); an audit
  * uses it only when it was made from the same rule files by the same parser code, and otherwise
  * reads the rules as loadRules always does. Editing a rule, or the parser, never meets a stale
- * snapshot: either changes the key.
+ * snapshot: either changes the key. The rule parser (and zod, the YAML library) is loaded only
+ * when the snapshot does not apply.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SNAPSHOT_FILE = path.resolve(here, '../../rules.snapshot.json');
@@ -27,15 +28,25 @@ interface Snapshot {
 
 export async function snapshotKey(rulesDir: string, version?: string): Promise<string> {
   const hash = createHash('sha256').update(version ?? (await rulesVersion(rulesDir)));
-  for (const f of PARSER_FILES) hash.update(await fs.readFile(f).catch(() => Buffer.from(`missing ${f}`)));
+  // Read synchronously: a handful of small files at start-up, where a thread-pool round trip
+  // per file costs more than the read.
+  for (const f of PARSER_FILES) {
+    try {
+      hash.update(readFileSync(f));
+    } catch {
+      hash.update(`missing ${f}`);
+    }
+  }
   return hash.digest('hex');
 }
+
+const loadRules = async (dir: string): Promise<RuleSet> => (await import('../rules/load.js')).loadRules(dir);
 
 /** The rules under `dir`, from the snapshot when it matches, else parsed. `version`: rulesVersion(dir), when the caller has it. */
 export async function loadRulesSnapshot(dir: string, snapshotFile = SNAPSHOT_FILE, version?: string): Promise<RuleSet> {
   let snap: Snapshot | undefined;
   try {
-    snap = JSON.parse(await fs.readFile(snapshotFile, 'utf8')) as Snapshot;
+    snap = JSON.parse(readFileSync(snapshotFile, 'utf8')) as Snapshot;
   } catch {
     return loadRules(dir);
   }

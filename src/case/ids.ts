@@ -13,3 +13,6 @@ export const VERDICTS = [
   'fully-observed',
 ] as const;
 export type VerdictId = (typeof VERDICTS)[number];
+
+/** A leaf's value when it is not known (the same as absent, or null). */
+export const UNKNOWN = 'unknown' as const;

@@ -1,8 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { readInputFile, writeFileAtomic } from '../fsutil.js';
+import { writeFileAtomic } from '../fsutil.js';
 import { MAX_YAML_BYTES, parseYaml } from '../yamlfile.js';
+import { readSmallFile } from './fast.js';
 import { parseCase, type LoadedCase } from './parse.js';
 
 /** Read one case file (refusing oversized files before reading them) and parse it. */
@@ -10,10 +11,7 @@ export async function loadCase(file: string): Promise<LoadedCase> {
   return parseCase(await readSmallFile(file, 'case file'), file);
 }
 
-/** Read a text file that must be small (src/fsutil.ts readInputFile: regular files only, the size limit checked while reading). */
-export async function readSmallFile(file: string, what: string): Promise<string> {
-  return readInputFile(file, what, MAX_YAML_BYTES);
-}
+export { readSmallFile };
 
 /**
  * Load many cases in order, reading ahead a few files while the caller works on the current one

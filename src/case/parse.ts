@@ -1,17 +1,10 @@
 import { InputError } from '../errors.js';
-import { nodeAt, parseYaml, positionedYaml, parseYamlFast, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
-import { caseSchema, type Case } from './schema.js';
+import { nodeAt, parseYaml, positionedYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
+import { CASE_FORMAT, fastCaseValue, lazyYaml, type LoadedCase } from './fast.js';
+import { caseSchema } from './schema.js';
+import { checkCase } from './shape.js';
 
-export const CASE_FORMAT = 'kretprobe-case/v1';
-
-/** A validated case and the YAML it came from (for positions and comment-preserving edits). */
-export interface LoadedCase {
-  file: string;
-  data: Case;
-  text: string;
-  /** The positioned YAML document, parsed on first use. */
-  readonly yaml: YamlFile;
-}
+export { CASE_FORMAT, type LoadedCase };
 
 /**
  * Parse and validate case text. Pure: `file` is only used to name positions in errors.
@@ -22,25 +15,17 @@ export function parseCase(text: string, file: string): LoadedCase {
   return parseCaseFast(text, file) ?? parseCasePositioned(text, file);
 }
 
-/** The fast path alone: a valid case, or undefined for the positioned path to decide (and explain). */
+/**
+ * The fast path alone: a valid case, or undefined for the positioned path to decide (and explain).
+ * The case schema's snapshot answers first (fast.ts, without zod); what it leaves open, zod decides.
+ */
 export function parseCaseFast(text: string, file: string): LoadedCase | undefined {
-  const fast = parseYamlFast(text, 'case file', file);
-  if (fast !== undefined && fast !== null && typeof fast === 'object' && (fast as Record<string, unknown>).format === CASE_FORMAT) {
-    const result = caseSchema.safeParse(fast);
-    if (result.success) return lazyYaml({ file, data: result.data, text });
-  }
-  return undefined;
-}
-
-function lazyYaml(base: { file: string; data: Case; text: string }): LoadedCase {
-  let yaml: YamlFile | undefined;
-  return {
-    ...base,
-    get yaml() {
-      yaml ??= parseYaml(base.text, base.file, 'case file');
-      return yaml;
-    },
-  };
+  const fast = fastCaseValue(text, file);
+  if (fast === undefined) return undefined;
+  const data = checkCase(fast);
+  if (data !== undefined) return lazyYaml({ file, data, text });
+  const result = caseSchema.safeParse(fast);
+  return result.success ? lazyYaml({ file, data: result.data, text }) : undefined;
 }
 
 /** Source text of a value as it stands in the file, on one line and short. */

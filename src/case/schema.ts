@@ -10,7 +10,7 @@ import { MAX_CPUS, parseCpuList } from '../kernel/cpus.js';
  * `probe.target_module`, where null means "built into vmlinux"). Unknown is never read as no.
  */
 
-export const UNKNOWN = 'unknown' as const;
+export { UNKNOWN };
 
 /** A leaf that may also be unknown. */
 function maybe<T extends z.ZodType>(inner: T, description: string) {
@@ -22,7 +22,7 @@ const integer = (description: string) => maybe(z.number().int(), description);
 const flag = (description: string) => maybe(z.boolean(), description);
 const text = (description: string) => maybe(z.string().min(1), description);
 
-import { VERDICTS, type VerdictId } from './ids.js';
+import { UNKNOWN, VERDICTS, type VerdictId } from './ids.js';
 
 export { VERDICTS, type VerdictId };
 

@@ -52,10 +52,10 @@ dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
 async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
   const { io } = ctx;
   const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
-    import('../index.js'),
+    import('../evaluate.js'),
     import('../verdict/verdict.js'),
     import('../audit/rules-snapshot.js'),
-    import('../rules/load.js'),
+    import('../rules/dir.js'),
     import('../version.js'),
     import('../audit/inputs.js'),
     import('../case/waivers.js'),

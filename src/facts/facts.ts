@@ -1,5 +1,8 @@
-import { z } from 'zod';
-import { caseSchema, UNKNOWN, type Case } from '../case/schema.js';
+import type { z } from 'zod';
+import type { Case } from '../case/schema.js';
+import { UNKNOWN } from '../case/ids.js';
+// The case schema's definitions, from the build's snapshot when current (without loading zod).
+import { caseDefs } from '../case/shape.js';
 import { ACCOUNTING } from './accounting.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
@@ -97,7 +100,7 @@ function walk(s: z.ZodType, prefix: string, out: BaseFact[]): void {
 /** Every case leaf that is a fact, with its type (from the case schema, so they cannot drift). */
 export const BASE_FACTS: readonly BaseFact[] = (() => {
   const out: BaseFact[] = [];
-  walk(caseSchema, '', out);
+  walk(caseDefs, '', out);
   return out;
 })();
 

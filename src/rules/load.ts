@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
 import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
+import { defaultRulesDir } from './dir.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
 const NOT_RULES = new Set(['questions', 'lexicon']);
@@ -18,12 +18,7 @@ export interface RuleSet {
   verdicts: VerdictPolicy;
 }
 
-/** The rules shipped with the package (works from src/ under vitest and from dist/src/). */
-export function defaultRulesDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../rules' : '../../rules';
-  return path.resolve(here, up);
-}
+export { defaultRulesDir };
 
 /** Read every rule file under `dir` (default: the shipped rules) and parse it. */
 export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSet> {
