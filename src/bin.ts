@@ -27,8 +27,14 @@ const write = (name: 'stdout' | 'stderr') => (text: string): void => {
 const code = await main(process.argv.slice(2), {
   stdout: write('stdout'),
   stderr: write('stderr'),
-  stdin: process.stdin,
-  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  // process.stdin is a stream made on first use (~4 ms of start-up): only commands that read
+  // standard input, or ask whether a person is there, pay for it.
+  get stdin() {
+    return process.stdin;
+  },
+  get interactive() {
+    return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  },
   stderrIsTTY: Boolean(process.stderr.isTTY),
   env: process.env,
   cwd: process.cwd(),
