@@ -120,7 +120,7 @@ interface Sink {
 }
 
 /** How each format streams: what is printed per case, and what little is kept for the end. */
-async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../rules/load.js').RuleSet, versions: import('../version.js').Versions, rulesDir: string): Promise<Sink> {
+async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../audit/rules-snapshot.js').SnapshotRuleSet, versions: import('../version.js').Versions, rulesDir: string): Promise<Sink> {
   const { io } = ctx;
   const out = (s: string) => io.stdout(s);
   const rel = (file: string) => (file === '<stdin>' ? undefined : path.relative(io.cwd, path.resolve(io.cwd, file)).split(path.sep).join('/'));
@@ -130,9 +130,13 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
   let questions: Promise<{ collectHints: typeof import('../report/hints.js').collectHints; set: import('../triage/questions.js').QuestionSet | undefined }> | undefined;
   const hintsFor = async (v: CaseVerdict, data: import('../case/schema.js').Case): Promise<import('../report/hints.js').Hint[]> => {
     if (!v.missing.length) return [];
-    questions ??= Promise.all([import('../triage/questions.js'), import('../report/hints.js')]).then(async ([mod, { collectHints }]) => ({
+    // From the rules snapshot when it applied (the question parser and zod stay unloaded).
+    const fromSnapshot = rules.questions;
+    questions ??= Promise.all([import('../triage/question-set.js'), import('../report/hints.js')]).then(async ([{ indexQuestions }, { collectHints }]) => ({
       collectHints,
-      set: await mod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : mod.defaultQuestionsDir()).catch(() => undefined),
+      set: fromSnapshot !== undefined
+        ? fromSnapshot === null ? undefined : indexQuestions(fromSnapshot)
+        : await import('../triage/questions.js').then((mod) => mod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : mod.defaultQuestionsDir())).catch(() => undefined),
     }));
     const { collectHints, set } = await questions;
     return collectHints(set, data, v.missing);

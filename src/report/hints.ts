@@ -1,6 +1,6 @@
 import type { Case } from '../case/schema.js';
 import { getPath } from '../dotted.js';
-import { renderQuestionText, type QuestionSet } from '../triage/questions.js';
+import { renderQuestionText, type QuestionSet } from '../triage/question-set.js';
 
 /** How one missing fact is collected on the target, for the probe's interface. */
 export interface Hint {

@@ -8,16 +8,15 @@ import { FACT_CATALOGUE } from '../facts/facts.js';
 import { defaultRulesDir } from '../rules/load.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS, type SeedFolder } from '../rules/seed.js';
 import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml } from '../yamlfile.js';
-import { getPath } from '../dotted.js';
+import { ANSWER_TYPES, indexQuestions, PLACEHOLDER, type AnswerType, type Question, type QuestionSet } from './question-set.js';
+
+export { ANSWER_TYPES, indexQuestions, renderQuestionText, type AnswerType, type Question, type QuestionSet } from './question-set.js';
 
 /**
  * The triage questions, as data: `rules/questions/<seed-section>.yaml`, one file per section of
  * the article, each question naming the case fact its answer sets. Question text lives only
  * there; this module parses and validates it (pure `parseQuestionFile`, thin `loadQuestions`).
  */
-
-export const ANSWER_TYPES = ['boolean', 'count', 'integer', 'choice', 'text', 'cpulist', 'list'] as const;
-export type AnswerType = (typeof ANSWER_TYPES)[number];
 
 const answerSchema = z
   .object({
@@ -51,25 +50,6 @@ const fileSchema = z
   })
   .strict();
 
-/** One question, validated, with where it was declared. */
-export interface Question {
-  id: string;
-  fact: string;
-  ask: string;
-  why: string;
-  collect: string;
-  /** Per interface, where the commands differ (see collectFor). */
-  collectBy: Partial<Record<(typeof INTERFACES)[number], string>>;
-  answer: { type: AnswerType; values?: string[]; other?: boolean };
-  /** Seed section heading (or kernel fact) the question rests on. */
-  source: string;
-  always: boolean;
-  /** Position in the whole question list: files in the article's order, then file order. */
-  order: number;
-  file: string;
-  line: number;
-}
-
 /** Facts a question may set: a catalogue base fact of one of these types per answer type. */
 const TYPE_FOR: Record<AnswerType, string> = {
   boolean: 'boolean',
@@ -80,9 +60,6 @@ const TYPE_FOR: Record<AnswerType, string> = {
   cpulist: 'string',
   list: 'list',
 };
-
-/** `{fact.path}` placeholders in question text and commands. */
-const PLACEHOLDER = /\{([a-z_]+(?:\.[a-z_]+)+)\}/g;
 
 /**
  * Parse one question file. Pure: `relPath` (e.g. `scope.yaml`) names the seed section the file
@@ -157,28 +134,6 @@ export function defaultQuestionsDir(): string {
   return path.join(defaultRulesDir(), 'questions');
 }
 
-/** The question set, indexed by id and by fact. */
-export interface QuestionSet {
-  list: Question[];
-  byId: Map<string, Question>;
-  byFact: Map<string, Question>;
-}
-
-/** Index a question list, refusing duplicate ids or two questions for one fact. */
-export function indexQuestions(list: Question[]): QuestionSet {
-  const byId = new Map<string, Question>();
-  const byFact = new Map<string, Question>();
-  for (const q of list) {
-    const same = byId.get(q.id);
-    if (same) throw new InputError({ file: q.file, line: q.line, col: 1 }, `a unique question id (also ${same.file}:${same.line})`, q.id);
-    const twin = byFact.get(q.fact);
-    if (twin) throw new InputError({ file: q.file, line: q.line, col: 1 }, `one question per fact (${q.fact} is also asked by ${twin.id})`, q.id);
-    byId.set(q.id, q);
-    byFact.set(q.fact, q);
-  }
-  return { list, byId, byFact };
-}
-
 /** Read every `<section>.yaml` under `dir`, in the article's section order. */
 export async function loadQuestions(dir: string = defaultQuestionsDir()): Promise<QuestionSet> {
   let names: string[];
@@ -201,11 +156,3 @@ export async function loadQuestions(dir: string = defaultQuestionsDir()): Promis
   return indexQuestions(list);
 }
 
-/** Fill `{fact.path}` placeholders from the case; an unknown one stays visible as `<fact.path>`. */
-export function renderQuestionText(template: string, data: unknown): string {
-  return template.replace(PLACEHOLDER, (_, name: string) => {
-    const cur = getPath(data, name);
-    if (cur === undefined || cur === null || cur === 'unknown') return `<${name}>`;
-    return Array.isArray(cur) ? cur.join(',') : String(cur);
-  });
-}

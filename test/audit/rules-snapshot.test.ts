@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRulesSnapshot, makeSnapshot } from '../../src/audit/rules-snapshot.js';
 import { loadRules } from '../../src/rules/load.js';
+import { loadQuestions } from '../../src/triage/questions.js';
 
 const RULES = path.resolve(import.meta.dirname, '../../rules');
 const specs = (s: Awaited<ReturnType<typeof loadRules>>) => ({ rules: s.rules.map((r) => [r.file, r.spec]), claims: s.claims.map((r) => [r.file, r.spec]) });
@@ -21,6 +22,21 @@ describe('rules snapshot (start-up of a one-case audit)', () => {
     expect(fromSnap.rules[0]!.spec.title).toBe('FROM SNAPSHOT');
     fromSnap.rules[0]!.spec.title = (await loadRules(RULES)).rules[0]!.spec.title;
     expect(specs(fromSnap)).toEqual(specs(await loadRules(RULES)));
+    // The questions too (an audit's collection hints), as loadQuestions reads them.
+    expect(fromSnap.questions).toEqual((await loadQuestions(path.join(RULES, 'questions'))).list);
+  });
+
+  it('carries no questions when they do not load, and none once it no longer applies', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-snap-'));
+    const rules = path.join(dir, 'rules');
+    cpSync(RULES, rules, { recursive: true });
+    const target = path.join(rules, 'questions/scope.yaml');
+    writeFileSync(target, `${readFileSync(target, 'utf8')}\nnot: [valid\n`);
+    const file = path.join(dir, 'snap.json');
+    writeFileSync(file, await makeSnapshot(rules));
+    expect((await loadRulesSnapshot(rules, file)).questions).toBeNull();
+    writeFileSync(target, readFileSync(path.join(RULES, 'questions/scope.yaml')));
+    expect((await loadRulesSnapshot(rules, file)).questions).toBeUndefined();
   });
 
   it('is not used once a rule file changes: the rules are parsed again', async () => {

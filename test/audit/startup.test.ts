@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// What a one-case audit loads (npm run bench times it): a valid case is read without zod, the
+// YAML library that keeps positions or the rule and question parsers (all from the build's
+// snapshots, src/case/shape.ts and src/audit/rules-snapshot.ts); a bad case still loads them to
+// say what is wrong. A module list, not a timing.
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'dist/src/bin.js');
+const HOOK = path.join(ROOT, 'test/fixtures/startup/record-modules.mjs');
+
+function modulesOf(args: string[], input = ''): { code: number | null; stderr: string; modules: string[] } {
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'krt-startup-')), 'modules.txt');
+  const r = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, KRT_MODULES_OUT: out } });
+  let modules: string[] = [];
+  try {
+    modules = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    // nothing recorded
+  }
+  return { code: r.status, stderr: r.stderr, modules };
+}
+const heavy = (modules: string[]) => [...new Set(modules.flatMap((m) => {
+  const pkg = /node_modules\/(zod|yaml)\//.exec(m)?.[1];
+  const own = /dist\/src\/((?:rules\/(?:parse|schema|load)|triage\/questions|case\/(?:parse|schema))\.js)$/.exec(m)?.[1];
+  return pkg ? [pkg] : own ? [own] : [];
+}))].sort();
+
+describe('start-up of a one-case audit', () => {
+  it('loads neither zod, nor the positioned YAML parser, nor the rule parser for a valid case', () => {
+    const r = modulesOf(['audit', 'cases/kernel-notes/r2-constrained.yaml']);
+    expect(r.code).toBe(1); // the case's claim is unsupported: a real verdict, not an error
+    expect(r.modules.some((m) => m.includes('json-rules-engine'))).toBe(true); // the rules really ran
+    expect(heavy(r.modules)).toEqual([]);
+  });
+
+  it('does not load them for the collection hints of missing facts either', () => {
+    const r = modulesOf(['audit', 'cases/counters/bpf-recursion-misses.yaml', '--format', 'json']);
+    expect(r.code).not.toBe(2);
+    expect(r.modules.some((m) => m.endsWith('dist/src/report/hints.js'))).toBe(true);
+    expect(heavy(r.modules)).toEqual([]);
+  });
+
+  it('loads them to explain a bad case, with the same one-line error', () => {
+    const text = readFileSync(path.join(ROOT, 'cases/kernel-notes/r2-constrained.yaml'), 'utf8').replace('effective: 2', 'effective: -1');
+    expect(text).toContain('effective: -1');
+    const r = modulesOf(['audit', '-'], text);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kretprobe-triage: <stdin>:\d+:\d+: expected probe\.maxactive\.effective: a whole number >= 0 or unknown; got -1\n$/);
+    expect(heavy(r.modules)).toEqual(expect.arrayContaining(['case/parse.js', 'case/schema.js', 'yaml', 'zod']));
+  });
+});
