@@ -107,7 +107,7 @@ export function readDocument(text: string, kind: WriteupKind): WriteupDocument {
       body = body.map((l, i) => (i <= end ? '' : l));
     }
   }
-  const tokens = parseBlocks(body.join('\n'), kind);
+  const tokens = parseBlocks(body === source ? text : body.join('\n'), kind);
   let quoteDepth = 0;
   let inTable = 0;
   for (let i = 0; i < tokens.length; i++) {

@@ -42,6 +42,23 @@ function lastAtOrBefore(starts: number[], offset: number): number {
 
 const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
 
+/** A sentence of a paragraph: its text starts at `base` in the paragraph's joined lines. */
+class ProseSentence implements Sentence {
+  constructor(
+    readonly text: string,
+    private readonly base: number,
+    private readonly paragraph: { lines: SourceLine[]; starts: number[] },
+  ) {}
+
+  at(i: number): { line: number; col: number } {
+    const offset = this.base + i;
+    const { lines, starts } = this.paragraph;
+    const lo = lastAtOrBefore(starts, offset);
+    const l = lines[lo]!;
+    return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
+  }
+}
+
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
@@ -56,20 +73,13 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
     joined += l.text;
   }
   const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
-  const locate = (offset: number): { line: number; col: number } => {
-    const lo = lastAtOrBefore(starts, offset);
-    const l = lines[lo]!;
-    return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
-  };
+  const paragraph = { lines, starts };
   const out: Sentence[] = [];
   let begin = 0;
   const push = (end: number) => {
     const raw = clean.slice(begin, end);
     const text = raw.trim();
-    if (text !== '') {
-      const base = begin + raw.indexOf(text[0]!);
-      out.push({ text, at: (i) => locate(base + i) });
-    }
+    if (text !== '') out.push(new ProseSentence(text, begin + raw.indexOf(text[0]!), paragraph));
   };
   // The boundaries are found by the regular expression (native code), not by a loop over every
   // character; an abbreviation's full stop ("e.g. ") is passed over.
