@@ -96,11 +96,20 @@ export function run(p: Plan, values: Map<string, FactValue>, needs: Map<string, 
       values.set(d.name, v);
       continue;
     }
-    const n: string[] = [];
+    // The first unknown input's list is taken as it is; only further ones are merged.
+    let n: string[] | undefined;
+    let copied = false;
     for (const k of d.inputs) {
       if (values.has(k)) continue;
-      for (const b of needs.get(k) ?? []) if (!n.includes(b)) n.push(b);
+      const more = needs.get(k);
+      if (!more || more.length === 0) continue;
+      if (!n) { n = more; continue; }
+      for (const b of more) {
+        if (n.includes(b)) continue;
+        if (!copied) { n = [...n]; copied = true; }
+        n.push(b);
+      }
     }
-    needs.set(d.name, n);
+    needs.set(d.name, n ?? []);
   }
 }

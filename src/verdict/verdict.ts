@@ -120,8 +120,20 @@ export function render(template: string, facts: Facts, extra: Record<string, Fac
     .trim();
 }
 
+/** The case fields behind a condition's unknown facts, first-seen order, each once. */
 function needsOf(outcome: Outcome, facts: Facts): string[] {
-  return [...new Set(outcome.unknownFacts.flatMap((f) => facts.needs.get(f) ?? [f]))];
+  const unknown = outcome.unknownFacts;
+  if (unknown.length === 1) return [...(facts.needs.get(unknown[0]!) ?? unknown)];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const f of unknown) {
+    for (const b of facts.needs.get(f) ?? [f]) {
+      if (seen.has(b)) continue;
+      seen.add(b);
+      out.push(b);
+    }
+  }
+  return out;
 }
 
 /** Evaluate one case: facts, rules, findings, the primary verdict, claims, what is missing. */
