@@ -4,7 +4,7 @@ import { ACCOUNTING } from './accounting.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { plan, run, type Derivation, type FactValue } from './derive.js';
+import { Needs, plan, run, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -120,7 +120,6 @@ export const FACT_CATALOGUE: ReadonlyMap<string, CatalogueEntry> = new Map<strin
 /** Turn a validated case into facts. Pure and cheap: runs once per case, per triage answer. */
 export function caseFacts(c: Case): Facts {
   const values = new Map<string, FactValue>();
-  const needs = new Map<string, string[]>();
   for (const f of BASE_PATHS) {
     let v: unknown = c;
     for (const key of f.keys) {
@@ -130,9 +129,8 @@ export function caseFacts(c: Case): Facts {
       }
       v = (v as Record<string, unknown>)[key];
     }
-    if (v === undefined || v === null || v === UNKNOWN) needs.set(f.name, [f.name]);
-    else values.set(f.name, v as FactValue);
+    if (v !== undefined && v !== null && v !== UNKNOWN) values.set(f.name, v as FactValue);
   }
-  run(PLAN, values, needs);
-  return { values, needs, inputs: PLAN.baseInputs as Map<string, string[]> };
+  run(PLAN, values);
+  return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }
