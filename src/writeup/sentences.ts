@@ -125,10 +125,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     if (!out) {
       if (needs.length === 1) out = withWord(needs[0]!);
       else {
-        const marked = new Uint8Array(sentences.length);
-        for (const w of needs) for (const i of withWord(w)) marked[i] = 1;
-        out = [];
-        for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
+        // The words' lists are short (a needed word is in few sentences): merged, sorted, each once.
+        const merged: number[] = [];
+        for (const w of needs) for (const i of withWord(w)) merged.push(i);
+        merged.sort((a, b) => a - b);
+        out = merged.filter((i, k) => k === 0 || merged[k - 1] !== i);
       }
       byNeeds.set(needs, out);
     }
