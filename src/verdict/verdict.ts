@@ -167,7 +167,16 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
-      undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
+      // What it needs is worked out when read: a definite verdict never asks.
+      let needs: string[] | undefined;
+      undecided.push({
+        rule: rule.spec.id,
+        verdict,
+        weight: rule.spec.weight,
+        get needs() {
+          return (needs ??= needsOf(o, facts));
+        },
+      });
     }
   }
   const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
