@@ -190,17 +190,26 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     });
   }
 
-  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
+  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit),
+  // and of two named at one place the first listed. Every interface pattern is the lead followed
+  // by a name, so a match can start only where the lead does: the lead is found once per
+  // sentence, and the names are tried only there, anchored.
   {
     const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
-    // Every interface pattern is the lead followed by a name: only sentences the lead matches
-    // can match one (the lead is tried once per sentence instead of once per name).
-    const withLead = candidates(lex.interfaceNeeds).filter((i) => lex.interfaceLead.test(sentences[i]!.text));
-    for (const n of lex.interfaces) {
-      matchesIn(n.re, withLead, (m, i, _s, start, end) => {
-        const prior = first.get(i);
-        if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
-      });
+    const lead = lex.interfaceLead;
+    for (const i of candidates(lex.interfaceNeeds)) {
+      const text = sentences[i]!.text;
+      lead.lastIndex = 0;
+      search: for (let l = lead.exec(text); l !== null; l = lead.exec(text)) {
+        lead.lastIndex = l.index + 1;
+        for (const n of lex.interfaces) {
+          n.re.lastIndex = l.index;
+          const m = n.re.exec(text) as Indexed | null;
+          if (m === null) continue;
+          first.set(i, { m, value: n.value, start: l.index, end: l.index + m[0].length });
+          break search;
+        }
+      }
     }
     for (const [i, { m, value, start, end }] of first) {
       const s = sentences[i]!;
