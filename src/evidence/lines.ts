@@ -38,7 +38,19 @@ export function parseOneLine<T>(text: string, expected: string, accept: (line: s
 
 /** A problem for a line the parser skipped. */
 export function problem(line: number, expected: string, text: string): LineProblem {
-  return { line, expected, got: shown(text) };
+  // Parsers offered a block that is not theirs (a write-up's pasted output is tried by several)
+  // make a problem of every line: the quoted text is made only when someone reads it.
+  let got: string | undefined;
+  return {
+    line,
+    expected,
+    get got() {
+      return (got ??= shown(text));
+    },
+    set got(v: string) {
+      got = v;
+    },
+  };
 }
 
 /**

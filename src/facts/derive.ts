@@ -42,6 +42,8 @@ export function or(...parts: Array<boolean | undefined>): boolean | undefined {
 export interface Plan {
   /** Declarations in an order where every input is computed before it is read. */
   ordered: readonly Derivation[];
+  byName: ReadonlyMap<string, Derivation>;
+  baseNames: ReadonlySet<string>;
   /** For each derived fact, the case fields it rests on (the closure of its inputs). */
   baseInputs: ReadonlyMap<string, readonly string[]>;
 }
@@ -80,27 +82,62 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     ordered.push(d);
   };
   for (const d of derivations) visit(d, []);
-  return { ordered, baseInputs };
+  return { ordered, byName, baseNames, baseInputs };
 }
 
-/**
- * Run the plan over known values (mutated in place). An unknown derived fact needs the case
- * fields behind its unknown inputs — never a known one.
- */
-export function run(p: Plan, values: Map<string, FactValue>, needs: Map<string, string[]>): void {
+/** Run the plan over known values (mutated in place): every derivation whose inputs decide it. */
+export function run(p: Plan, values: Map<string, FactValue>): void {
   for (const d of p.ordered) {
     const inputs: Record<string, FactValue | undefined> = {};
     for (const k of d.inputs) inputs[k] = values.get(k);
     const v = d.derive(inputs);
-    if (v !== undefined) {
-      values.set(d.name, v);
-      continue;
+    if (v !== undefined) values.set(d.name, v);
+  }
+}
+
+/**
+ * For each unknown fact, the case fields that would decide it: an unknown case field needs
+ * itself, an unknown derived fact the fields behind its unknown inputs (never a known one), in
+ * first-seen order, each once. Worked out when first asked, because most cases ask for a few:
+ * judging a case reads the needs of its undecided rules only.
+ */
+export class Needs extends Map<string, string[]> {
+  constructor(
+    private readonly p: Plan,
+    private readonly known: ReadonlyMap<string, FactValue>,
+  ) {
+    super();
+  }
+
+  override get(name: string): string[] | undefined {
+    const cached = super.get(name);
+    if (cached !== undefined || this.known.has(name)) return cached;
+    let n: string[] | undefined;
+    const d = this.p.byName.get(name);
+    if (!d) {
+      if (!this.p.baseNames.has(name)) return undefined;
+      n = [name];
+    } else {
+      // The first unknown input's list is taken as it is; only further ones are merged.
+      let seen: Set<string> | undefined;
+      for (const k of d.inputs) {
+        const more = this.get(k);
+        if (!more || more.length === 0) continue;
+        if (!n) { n = more; continue; }
+        if (!seen) { seen = new Set(n); n = [...n]; }
+        for (const b of more) {
+          if (seen.has(b)) continue;
+          seen.add(b);
+          n.push(b);
+        }
+      }
+      n ??= [];
     }
-    const n: string[] = [];
-    for (const k of d.inputs) {
-      if (values.has(k)) continue;
-      for (const b of needs.get(k) ?? []) if (!n.includes(b)) n.push(b);
-    }
-    needs.set(d.name, n);
+    super.set(name, n);
+    return n;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== undefined;
   }
 }

@@ -7,7 +7,7 @@ import { ACCOUNTING } from './accounting.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { plan, run, type Derivation, type FactValue } from './derive.js';
+import { Needs, plan, run, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -61,6 +61,8 @@ export interface BaseFact {
   type: 'number' | 'boolean' | 'string' | 'list';
   /** Allowed values for enumerated facts. */
   values?: string[];
+  /** The field's own part of the case schema (a value alone can be checked against it). */
+  schema: z.ZodType;
 }
 
 function leafInfo(s: z.ZodType): Pick<BaseFact, 'type' | 'values'> {
@@ -94,7 +96,7 @@ function walk(s: z.ZodType, prefix: string, out: BaseFact[]): void {
     }
     return;
   }
-  out.push({ name: prefix, description: (s as { description?: string }).description ?? '', ...leafInfo(s) });
+  out.push({ name: prefix, description: (s as { description?: string }).description ?? '', schema: s, ...leafInfo(s) });
 }
 
 /** Every case leaf that is a fact, with its type (from the case schema, so they cannot drift). */
@@ -111,7 +113,9 @@ const PLAN = plan(DERIVATIONS, new Set(BASE_FACTS.map((f) => f.name)));
 
 export const DERIVED_FACTS: readonly DerivedFact[] = DERIVATIONS.map((d) => ({ name: d.name, description: d.description, basis: d.basis, type: d.type, inputs: d.inputs }));
 
-const BASE_PATHS = BASE_FACTS.map((f) => ({ name: f.name, keys: f.name.split('.') }));
+/** Each case field's place in the format, and the objects that hold fields. */
+const BASE_INDEX = new Map(BASE_FACTS.map((f, i) => [f.name, i]));
+const SECTIONS = new Set(BASE_FACTS.flatMap((f) => f.name.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
 
 /** Names, types and descriptions of every fact a rule may use. */
 export interface CatalogueEntry { type: string; description: string; values?: string[]; derived: boolean; basis?: string }
@@ -122,20 +126,25 @@ export const FACT_CATALOGUE: ReadonlyMap<string, CatalogueEntry> = new Map<strin
 
 /** Turn a validated case into facts. Pure and cheap: runs once per case, per triage answer. */
 export function caseFacts(c: Case): Facts {
-  const values = new Map<string, FactValue>();
-  const needs = new Map<string, string[]>();
-  for (const f of BASE_PATHS) {
-    let v: unknown = c;
-    for (const key of f.keys) {
-      if (v === null || typeof v !== 'object') {
-        v = undefined;
-        break;
+  // The fields the case has, found by walking its own keys (a case sets a few of the ~200
+  // fields), then known in the order of the format whatever order the file gave them in.
+  const found: Array<[number, FactValue]> = [];
+  const collect = (node: Record<string, unknown>, prefix: string) => {
+    for (const key of Object.keys(node)) {
+      const name = prefix === '' ? key : `${prefix}.${key}`;
+      const v = node[key];
+      const at = BASE_INDEX.get(name);
+      if (at !== undefined) {
+        if (v !== undefined && v !== null && v !== UNKNOWN) found.push([at, v as FactValue]);
+      } else if (SECTIONS.has(name) && v !== null && typeof v === 'object') {
+        collect(v as Record<string, unknown>, name);
       }
-      v = (v as Record<string, unknown>)[key];
     }
-    if (v === undefined || v === null || v === UNKNOWN) needs.set(f.name, [f.name]);
-    else values.set(f.name, v as FactValue);
-  }
-  run(PLAN, values, needs);
-  return { values, needs, inputs: PLAN.baseInputs as Map<string, string[]> };
+  };
+  collect(c as unknown as Record<string, unknown>, '');
+  found.sort((a, b) => a[0] - b[0]);
+  const values = new Map<string, FactValue>();
+  for (const [at, v] of found) values.set(BASE_FACTS[at]!.name, v);
+  run(PLAN, values);
+  return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }

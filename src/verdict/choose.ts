@@ -50,7 +50,7 @@ export function choose(policy: VerdictPolicy, findings: readonly Fired[], undeci
   const open = undecided
     .filter((u) => u.verdict !== null && possible.includes(u.verdict))
     .sort((a, b) => rank(a.verdict!) - rank(b.verdict!) || b.weight - a.weight);
-  const decides: string[] = [];
-  for (const u of open) for (const n of u.needs) if (!decides.includes(n)) decides.push(n);
-  return { verdict: policy.fallback.id, possible, decides };
+  const decides = new Set<string>();
+  for (const u of open) for (const n of u.needs) decides.add(n);
+  return { verdict: policy.fallback.id, possible, decides: [...decides] };
 }

@@ -120,8 +120,20 @@ export function render(template: string, facts: Facts, extra: Record<string, Fac
     .trim();
 }
 
+/** The case fields behind a condition's unknown facts, first-seen order, each once. */
 function needsOf(outcome: Outcome, facts: Facts): string[] {
-  return [...new Set(outcome.unknownFacts.flatMap((f) => facts.needs.get(f) ?? [f]))];
+  const unknown = outcome.unknownFacts;
+  if (unknown.length === 1) return [...(facts.needs.get(unknown[0]!) ?? unknown)];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const f of unknown) {
+    for (const b of facts.needs.get(f) ?? [f]) {
+      if (seen.has(b)) continue;
+      seen.add(b);
+      out.push(b);
+    }
+  }
+  return out;
 }
 
 /** Evaluate one case: facts, rules, findings, the primary verdict, claims, what is missing. */
@@ -155,7 +167,16 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
-      undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
+      // What it needs is worked out when read: a definite verdict never asks.
+      let needs: string[] | undefined;
+      undecided.push({
+        rule: rule.spec.id,
+        verdict,
+        weight: rule.spec.weight,
+        get needs() {
+          return (needs ??= needsOf(o, facts));
+        },
+      });
     }
   }
   const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));

@@ -69,13 +69,17 @@ function sniff(lines: SourceLine[], info: string): ArtifactKind | undefined {
   if (/^\d+: (?:perf_event|kprobe_multi|tracing)\s/m.test(text) && /^\s+(?:kretprobe|kprobe|attach_type)\b/m.test(text)) return 'bpftool-link';
   if (/^\d+: (?:kprobe|tracing|perf_event)\s+name \S+/m.test(text)) return 'bpftool-prog';
   if (nonblank.every((l) => /^\s*(?:[A-Z][a-z]{2} [ 0-9]\d [\d:]{8} \S+ kernel: |\[\s*\d+\.\d+\]\s)/.test(l.text))) return 'dmesg';
-  const all = <T extends { problems: unknown[] }>(r: T, n: number) => r.problems.length === 0 && n > 0;
-  const list = parseKprobesList(text);
-  if (all(list, list.entries.length)) return 'kprobes_list';
-  const events = parseKprobeEvents(text);
-  if (all(events, events.events.length)) return 'kprobe_events';
-  const profile = parseKprobeProfile(text);
-  if (all(profile, profile.rows.length)) return 'kprobe_profile';
+  // The line parsers read every line or it is not theirs: the first line is tried alone before
+  // the whole block (most pasted blocks are none of these, and fail on their first line).
+  const head = nonblank[0]!.text;
+  const all = <T extends { problems: unknown[] }>(parse: (t: string) => T, n: (r: T) => number) => {
+    if (parse(head).problems.length > 0) return false;
+    const r = parse(text);
+    return r.problems.length === 0 && n(r) > 0;
+  };
+  if (all(parseKprobesList, (r) => r.entries.length)) return 'kprobes_list';
+  if (all(parseKprobeEvents, (r) => r.events.length)) return 'kprobe_events';
+  if (all(parseKprobeProfile, (r) => r.rows.length)) return 'kprobe_profile';
   if (nonblank.length === 1 && /^\s*\d+\.\d+(?:\.\d+)?[-+]\S+\s*$/.test(nonblank[0]!.text)) return 'uname';
   if (nonblank.length === 1 && /^Linux version /.test(nonblank[0]!.text.trim())) return 'proc_version';
   return undefined;

@@ -80,7 +80,8 @@ function located(source: string[], firstLine: number, content: string): SourceLi
   return parts.map((text, i) => {
     const line = firstLine + i;
     const src = source[line - 1] ?? '';
-    const at = text === '' ? -1 : src.lastIndexOf(text);
+    // Usually the content line is its source line less leading markers: then it ends the line.
+    const at = text === '' ? -1 : src.endsWith(text) ? src.length - text.length : src.lastIndexOf(text);
     return { line, col: at >= 0 ? at + 1 : 1, text };
   });
 }
@@ -106,7 +107,7 @@ export function readDocument(text: string, kind: WriteupKind): WriteupDocument {
       body = body.map((l, i) => (i <= end ? '' : l));
     }
   }
-  const tokens = parseBlocks(body.join('\n'), kind);
+  const tokens = parseBlocks(body === source ? text : body.join('\n'), kind);
   let quoteDepth = 0;
   let inTable = 0;
   for (let i = 0; i < tokens.length; i++) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { caseSchema, type Case } from '../case/schema.js';
-import { setPath } from '../dotted.js';
+import { getPath, setPath } from '../dotted.js';
 import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
@@ -39,6 +39,26 @@ function slug(file: string): string {
 }
 
 const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
+
+const LEAVES = new Map(BASE_FACTS.map((f) => [f.name, f.schema]));
+const LEAF_ORDER = new Map(BASE_FACTS.map((f, i) => [f.name, i]));
+const { id: ID, claims: CLAIMS } = caseSchema.shape;
+
+/**
+ * The case built below has the fixed members (format, title, source and provenance, all strings
+ * made here), an id, claims and the fields the facts set, nothing else: so it is valid when
+ * those are, each checked against its own part of the case schema. Much cheaper than walking the
+ * whole schema per write-up; the case schema stays the one definition.
+ */
+function builtCaseValid(c: Record<string, unknown>, fields: Iterable<string>): boolean {
+  if (!ID.safeParse(c.id).success) return false;
+  if (c.claims !== undefined && !CLAIMS.safeParse(c.claims).success) return false;
+  for (const field of fields) {
+    const leaf = LEAVES.get(field);
+    if (!leaf || !leaf.safeParse(getPath(c, field)).success) return false;
+  }
+  return true;
+}
 
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
 export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
@@ -81,14 +101,20 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   const data: Record<string, unknown> = {};
   const provenance: Record<string, string> = {};
   const conflicts: FactConflict[] = [];
+  const values: Array<[string, WriteupFact['value']]> = [];
   for (const [p, list] of byPath) {
     const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best));
-    setPath(data, p, chosen.value);
+    values.push([p, chosen.value]);
     provenance[p] = `${file}:${chosen.line}:${chosen.col}`;
     const key = JSON.stringify(chosen.value);
     const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key);
     if (others.length && chosen.origin !== 'implied') conflicts.push({ path: p, chosen, others });
   }
+  // Fields in the order of the case format (what the schema's own parse gives, and what
+  // `writeup extract` writes), whatever order the write-up stated them in.
+  const order = (p: string) => LEAF_ORDER.get(p) ?? LEAF_ORDER.size;
+  values.sort((a, b) => order(a[0]) - order(b[0]));
+  for (const [p, v] of values) setPath(data, p, v);
   const title = explicitTitle ?? doc.title ?? firstHeading ?? path.basename(file);
   const c: Record<string, unknown> = {
     format: 'kretprobe-case/v1',
@@ -99,6 +125,8 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
+  if (builtCaseValid(c, byPath.keys())) return { file, kind, facts, claims, notClaims, conflicts, case: c as Case };
+  // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;

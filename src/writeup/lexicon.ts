@@ -40,9 +40,10 @@ export interface FactPattern {
 
 export interface Lexicon {
   facts: FactPattern[];
+  /** Lead + name, anchored where it is tried (sticky). */
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
-  /** The `lead` every interface pattern starts with, alone: a sentence it does not match cannot match any of them. */
+  /** The `lead` every interface pattern starts with, alone (global): an interface is named only where it matches. */
   interfaceLead: RegExp;
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
   /** The finding for two disagreeing values of one field. */
@@ -75,9 +76,9 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
       ],
     })),
-    interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`), value: n.value })),
+    interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`, 'yid'), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
-    interfaceLead: re(lead, 'i'),
+    interfaceLead: re(lead, 'gi'),
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
     // Claims need no match indices ('d' costs time on every match).

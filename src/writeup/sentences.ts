@@ -42,6 +42,27 @@ function lastAtOrBefore(starts: number[], offset: number): number {
 
 const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
 
+/** A sentence of a paragraph: its text starts at `base` in the paragraph's joined lines. */
+class ProseSentence implements Sentence {
+  constructor(
+    readonly text: string,
+    private readonly base: number,
+    private readonly paragraph: { lines: SourceLine[]; starts: number[] },
+  ) {}
+
+  at(i: number): { line: number; col: number } {
+    const offset = this.base + i;
+    const { lines, starts } = this.paragraph;
+    const lo = lastAtOrBefore(starts, offset);
+    const l = lines[lo]!;
+    return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
+  }
+}
+
+/** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
+const BOUNDARY = /[.!?](?=[ \t]|$)/g;
+const MARKUP = /[`*]/g;
+
 /** Split prose lines into sentences; markup characters become spaces so columns stay true. */
 export function sentencesOf(lines: SourceLine[]): Sentence[] {
   const starts: number[] = [];
@@ -51,29 +72,21 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
     starts.push(joined.length);
     joined += l.text;
   }
-  const clean = joined.replace(/[`*]/g, ' ');
-  const locate = (offset: number): { line: number; col: number } => {
-    const lo = lastAtOrBefore(starts, offset);
-    const l = lines[lo]!;
-    return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
-  };
+  const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
+  const paragraph = { lines, starts };
   const out: Sentence[] = [];
   let begin = 0;
   const push = (end: number) => {
     const raw = clean.slice(begin, end);
-    const lead = raw.length - raw.trimStart().length;
     const text = raw.trim();
-    if (text !== '') {
-      const base = begin + lead;
-      out.push({ text, at: (i) => locate(base + i) });
-    }
+    if (text !== '') out.push(new ProseSentence(text, begin + raw.indexOf(text[0]!), paragraph));
   };
-  for (let i = 0; i < clean.length; i++) {
-    const c = clean.charCodeAt(i);
-    if (c !== 46 && c !== 33 && c !== 63) continue; // . ! ?
-    const next = clean.charCodeAt(i + 1);
-    if (!(Number.isNaN(next) || next === 32 || next === 9)) continue;
-    if (c === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
+  // The boundaries are found by the regular expression (native code), not by a loop over every
+  // character; an abbreviation's full stop ("e.g. ") is passed over.
+  BOUNDARY.lastIndex = 0;
+  for (let m = BOUNDARY.exec(clean); m !== null; m = BOUNDARY.exec(clean)) {
+    const i = m.index;
+    if (clean.charCodeAt(i) === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
     push(i + 1);
     begin = i + 1;
   }
@@ -89,7 +102,7 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
 
 /**
  * Facts and claims of the author's prose. A pattern only runs on the sentences that hold one of
- * its `needs` words (a substring test is far cheaper than a case-insensitive regular expression),
+ * its `needs` words at a word start (a scan for them all is far cheaper than a case-insensitive regular expression),
  * and each match is judged within its sentence. Questions and hedged clauses state no facts.
  */
 export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
@@ -110,7 +123,14 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     if (needs.length === 0) return all;
     let out = byNeeds.get(needs);
     if (!out) {
-      out = needs.length === 1 ? withWord(needs[0]!) : [...new Set(needs.flatMap(withWord))].sort((a, b) => a - b);
+      if (needs.length === 1) out = withWord(needs[0]!);
+      else {
+        // The words' lists are short (a needed word is in few sentences): merged, sorted, each once.
+        const merged: number[] = [];
+        for (const w of needs) for (const i of withWord(w)) merged.push(i);
+        merged.sort((a, b) => a - b);
+        out = merged.filter((i, k) => k === 0 || merged[k - 1] !== i);
+      }
       byNeeds.set(needs, out);
     }
     return out;
@@ -170,17 +190,26 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     });
   }
 
-  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit).
+  // One interface per sentence: the first one named ("with fexit through bpftrace" is fexit),
+  // and of two named at one place the first listed. Every interface pattern is the lead followed
+  // by a name, so a match can start only where the lead does: the lead is found once per
+  // sentence, and the names are tried only there, anchored.
   {
     const first = new Map<number, { m: Indexed; value: string; start: number; end: number }>();
-    // Every interface pattern is the lead followed by a name: only sentences the lead matches
-    // can match one (the lead is tried once per sentence instead of once per name).
-    const withLead = candidates(lex.interfaceNeeds).filter((i) => lex.interfaceLead.test(sentences[i]!.text));
-    for (const n of lex.interfaces) {
-      matchesIn(n.re, withLead, (m, i, _s, start, end) => {
-        const prior = first.get(i);
-        if (!prior || start < prior.start) first.set(i, { m, value: n.value, start, end });
-      });
+    const lead = lex.interfaceLead;
+    for (const i of candidates(lex.interfaceNeeds)) {
+      const text = sentences[i]!.text;
+      lead.lastIndex = 0;
+      search: for (let l = lead.exec(text); l !== null; l = lead.exec(text)) {
+        lead.lastIndex = l.index + 1;
+        for (const n of lex.interfaces) {
+          n.re.lastIndex = l.index;
+          const m = n.re.exec(text) as Indexed | null;
+          if (m === null) continue;
+          first.set(i, { m, value: n.value, start: l.index, end: l.index + m[0].length });
+          break search;
+        }
+      }
     }
     for (const [i, { m, value, start, end }] of first) {
       const s = sentences[i]!;
@@ -241,7 +270,7 @@ function wordIndexOf(lex: Lexicon): WordIndex {
   let idx = wordIndexes.get(lex);
   if (idx) return idx;
   const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
-  idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: new RegExp(words.length ? words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') : '(?!)', 'g') };
+  idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: anyOf(words) };
   for (const w of words) {
     const c0 = w.charCodeAt(0);
     const c1 = w.charCodeAt(1);
@@ -251,6 +280,35 @@ function wordIndexOf(lex: Lexicon): WordIndex {
   }
   wordIndexes.set(lex, idx);
   return idx;
+}
+
+/**
+ * One regular expression that matches where any of the words starts at the start of a word of
+ * the text (a `needs` entry is a word or the stem of one), with the words folded
+ * into a trie ("re(?:ad|quest|turn)" rather than "read|request|return"), so the engine tries a
+ * letter once at each position instead of once per word.
+ */
+function anyOf(words: string[]): RegExp {
+  if (words.length === 0) return /(?!)/g;
+  type Node = Map<string, Node> & { end?: boolean };
+  const root: Node = new Map();
+  for (const w of words) {
+    let n = root;
+    for (const ch of w) {
+      let next = n.get(ch);
+      if (!next) n.set(ch, (next = new Map() as Node));
+      n = next;
+    }
+    n.end = true;
+  }
+  const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  // A word that is the prefix of another ends the match there: its position is what counts.
+  const emit = (n: Node): string => {
+    if (n.end) return '';
+    const alts = [...n].map(([c, child]) => esc(c) + emit(child));
+    return alts.length === 1 ? alts[0]! : `(?:${alts.join('|')})`;
+  };
+  return new RegExp(`\\b${emit(root)}`, 'g');
 }
 
 /**

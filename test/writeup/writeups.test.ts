@@ -89,6 +89,11 @@ describe('shipped write-ups', () => {
     }
   });
 
+  it('build exactly the case the case schema parses them to (fields in format order)', async () => {
+    const { caseSchema } = await import('../../src/case/schema.js');
+    for (const w of all) expect([w.file, JSON.stringify(w.x.case)]).toEqual([w.file, JSON.stringify(caseSchema.parse(w.x.case))]);
+  });
+
   it('report disagreeing values as a finding, and explicit facts win', () => {
     const nfsd = all.find((w) => w.file === 'nfsd-module-postmortem.md')!;
     expect(nfsd.v.findings.map((f) => f.rule)).toContain('writeup/facts-disagree');
