@@ -297,7 +297,8 @@ function unwrap(s: z.ZodType): z.ZodType {
   }
 }
 
-function schemaAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): z.ZodType | undefined {
+/** The part of `schema` at `path` (through optional, nullable and other wrappers on the way), as declared there. */
+export function schemaAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): z.ZodType | undefined {
   let cur: z.ZodType | undefined = schema;
   for (const key of path) {
     if (!cur) return undefined;

@@ -61,8 +61,6 @@ export interface BaseFact {
   type: 'number' | 'boolean' | 'string' | 'list';
   /** Allowed values for enumerated facts. */
   values?: string[];
-  /** The field's own part of the case schema (a value alone can be checked against it). */
-  schema: z.ZodType;
 }
 
 function leafInfo(s: z.ZodType): Pick<BaseFact, 'type' | 'values'> {
@@ -96,7 +94,7 @@ function walk(s: z.ZodType, prefix: string, out: BaseFact[]): void {
     }
     return;
   }
-  out.push({ name: prefix, description: (s as { description?: string }).description ?? '', schema: s, ...leafInfo(s) });
+  out.push({ name: prefix, description: (s as { description?: string }).description ?? '', ...leafInfo(s) });
 }
 
 /** Every case leaf that is a fact, with its type (from the case schema, so they cannot drift). */

@@ -3,6 +3,7 @@ import { caseSchema, type Case } from '../case/schema.js';
 import { getPath, setPath } from '../dotted.js';
 import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
+import { schemaAt } from '../yamlfile.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
 import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
@@ -40,7 +41,9 @@ function slug(file: string): string {
 
 const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
 
-const LEAVES = new Map(BASE_FACTS.map((f) => [f.name, f.schema]));
+// Each field's own part of the zod case schema (BASE_FACTS may come from the schema's
+// snapshot, src/case/shape.ts, which has no safeParse).
+const LEAVES = new Map(BASE_FACTS.map((f) => [f.name, schemaAt(caseSchema, f.name.split('.'))]));
 const LEAF_ORDER = new Map(BASE_FACTS.map((f, i) => [f.name, i]));
 const { id: ID, claims: CLAIMS } = caseSchema.shape;
 
