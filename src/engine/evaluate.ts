@@ -113,9 +113,16 @@ export class ConditionRunner {
     const value = (name: string) => extra[name] ?? facts.values.get(name);
     const out = new Map<string, Outcome>();
     const keys = new Map<string, string>();
+    // A fact is read by several conditions: its part of the key is made once per run.
+    const parts = new Map<string, string>();
+    const part = (name: string) => {
+      let k = parts.get(name);
+      if (k === undefined) parts.set(name, (k = `${valueKey(value(name))}\u0001`));
+      return k;
+    };
     for (const [id, names] of this.reads) {
       let key = '';
-      for (const n of names) key += `${valueKey(value(n))}\u0001`;
+      for (const n of names) key += part(n);
       keys.set(id, key);
       const known = this.memo.get(id)!.get(key);
       if (known) out.set(id, known);
