@@ -10,8 +10,6 @@ import { MAX_CPUS, parseCpuList } from '../kernel/cpus.js';
  * `probe.target_module`, where null means "built into vmlinux"). Unknown is never read as no.
  */
 
-export { UNKNOWN };
-
 /** A leaf that may also be unknown. */
 function maybe<T extends z.ZodType>(inner: T, description: string) {
   return z.union([inner, z.literal(UNKNOWN)]).nullish().describe(description);
@@ -24,7 +22,7 @@ const text = (description: string) => maybe(z.string().min(1), description);
 
 import { UNKNOWN, VERDICTS, type VerdictId } from './ids.js';
 
-export { VERDICTS, type VerdictId };
+export { UNKNOWN, VERDICTS, type VerdictId };
 
 export const CLAIM_KINDS = ['function-stuck', 'deadlock', 'no-misses', 'maxactive-fixed-driver', 'latency-representative', 'other'] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
