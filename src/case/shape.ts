@@ -103,6 +103,10 @@ const isRecordLike = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
+// Made once per schema node, not once per value checked.
+const patterns = new WeakMap<ShapeCheck, RegExp>();
+const enumValues = new WeakMap<ShapeDef, Set<unknown>>();
+
 function checksPass(checks: ShapeCheck[] | undefined, v: string | number | unknown[]): boolean {
   if (!checks) return true;
   for (const c of checks) {
@@ -125,7 +129,9 @@ function checksPass(checks: ShapeCheck[] | undefined, v: string | number | unkno
       case 'string_format': {
         const p = c.pattern as { source?: unknown; flags?: unknown } | undefined;
         if (c.format !== 'regex' || typeof v !== 'string' || typeof p?.source !== 'string' || typeof p.flags !== 'string' || /[gy]/.test(p.flags)) return false;
-        if (!new RegExp(p.source, p.flags).test(v)) return false;
+        let re = patterns.get(c);
+        if (!re) patterns.set(c, (re = new RegExp(p.source, p.flags)));
+        if (!re.test(v)) return false;
         break;
       }
       default:
@@ -146,8 +152,11 @@ function conform(node: ShapeNode, v: unknown): unknown {
       return v === null ? null : conform(d.innerType!, v);
     case 'literal':
       return d.values!.includes(v) ? v : NO;
-    case 'enum':
-      return Object.values(d.entries!).includes(v as string) ? v : NO;
+    case 'enum': {
+      let values = enumValues.get(d);
+      if (!values) enumValues.set(d, (values = new Set(Object.values(d.entries!))));
+      return values.has(v) ? v : NO;
+    }
     case 'boolean':
       return typeof v === 'boolean' ? v : NO;
     case 'string':
