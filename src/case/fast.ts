@@ -1,11 +1,12 @@
 import { readInputFile } from '../fsutil.js';
 import { MAX_YAML_BYTES, parseYaml, parseYamlFast, type YamlFile } from '../yamlfile.js';
+import { CASE_SHAPE } from './defs.js';
 import type { Case } from './schema.js';
-import { checkCase } from './shape.js';
+import { conformTo } from './shape.js';
 
 /**
- * The fast path of reading a case, without zod: js-yaml, then the case schema's snapshot
- * (shape.ts). It answers only for a case it can accept; anything else goes to parse.ts, which
+ * The fast path of reading a case, without zod: js-yaml, then the case schema as plain data
+ * (defs.ts, shape.ts). It answers only for a case it can accept; anything else goes to parse.ts, which
  * loads zod and the positioned parser and says what is wrong and where.
  */
 
@@ -42,6 +43,11 @@ export function lazyYaml(base: { file: string; data: Case; text: string }): Load
       return yaml;
     },
   };
+}
+
+/** A certainly valid case as zod would return it; undefined means: ask zod (invalid, or not decidable here). */
+export function checkCase(value: unknown): Case | undefined {
+  return CASE_SHAPE ? (conformTo(CASE_SHAPE, value) as Case | undefined) : undefined;
 }
 
 /** A certainly valid case, read without zod; undefined: let parse.ts decide (and explain). */

@@ -1,8 +1,7 @@
 import { InputError } from '../errors.js';
 import { nodeAt, parseYaml, positionedYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
-import { CASE_FORMAT, fastCaseValue, lazyYaml, type LoadedCase } from './fast.js';
+import { CASE_FORMAT, checkCase, fastCaseValue, lazyYaml, type LoadedCase } from './fast.js';
 import { caseSchema } from './schema.js';
-import { checkCase } from './shape.js';
 
 export { CASE_FORMAT, type LoadedCase };
 
@@ -17,7 +16,7 @@ export function parseCase(text: string, file: string): LoadedCase {
 
 /**
  * The fast path alone: a valid case, or undefined for the positioned path to decide (and explain).
- * The case schema's snapshot answers first (fast.ts, without zod); what it leaves open, zod decides.
+ * The schema as plain data answers first (fast.ts, without zod); what it leaves open, zod decides.
  */
 export function parseCaseFast(text: string, file: string): LoadedCase | undefined {
   const fast = fastCaseValue(text, file);

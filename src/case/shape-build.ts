@@ -3,12 +3,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { caseSchema } from './schema.js';
-import { shapeKey, type ShapeCheck, type ShapeDef, type ShapeNode, type ShapeSnapshot } from './shape.js';
+import { shapeKey, type ShapeCheck, type ShapeDef, type ShapeNode } from './shape.js';
 
 /**
- * Build side of src/case/shape.ts: the zod case schema as plain data, and the snapshot the
- * build writes (scripts/snapshot-rules.ts). Copies exactly the definition fields shape.ts
- * reads; anything else is listed as unread, and shape.ts leaves such a node to zod.
+ * Build side of src/case/shape.ts: the zod case schema as plain data, and the module the build
+ * writes over tsc's dist/src/case/defs.js (scripts/snapshot-rules.ts; see defs.ts). Copies
+ * exactly the definition fields shape.ts reads; anything else is listed as unread, and
+ * shape.ts leaves such a node to zod.
  */
 
 type ZodDef = { type: string; [k: string]: unknown };
@@ -58,7 +59,6 @@ export function shapeOf(schema: z.ZodType): ShapeNode {
  * halves of the snapshot code.
  */
 export async function schemaFiles(): Promise<string[]> {
-  const here = path.dirname(fileURLToPath(import.meta.url));
   const seen = new Set<string>(['shape.js', 'shape-build.js']);
   const todo = ['schema.js'];
   while (todo.length) {
@@ -73,9 +73,20 @@ export async function schemaFiles(): Promise<string[]> {
   return [...seen].sort();
 }
 
-/** The snapshot text (dist/case-shape.snapshot.json). */
-export async function makeShapeSnapshot(): Promise<string> {
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The compiled defs module (dist/src/case/defs.js when this runs from dist). */
+export const DEFS_FILE = path.resolve(here, 'defs.js');
+
+/** The text of the defs module with the case schema as plain data (see defs.ts). */
+export async function makeDefsModule(): Promise<string> {
   const files = await schemaFiles();
-  const snap: ShapeSnapshot = { key: shapeKey(files), files, shape: shapeOf(caseSchema) };
-  return `${JSON.stringify(snap)}\n`;
+  const literal = (v: unknown) => JSON.stringify(JSON.stringify(v));
+  return `// Written by the build (scripts/snapshot-rules.ts, src/case/shape-build.ts) over tsc's output
+// of src/case/defs.ts: the case schema's definitions as plain data. Do not edit; tsc puts the
+// zod version back, the build writes this again.
+import { shapeKey } from './shape.js';
+const shape = JSON.parse(${literal(shapeOf(caseSchema))});
+export const caseDefs = shape;
+export const CASE_SHAPE = shapeKey(JSON.parse(${literal(files)})) === ${JSON.stringify(shapeKey(files))} ? shape : undefined;
+`;
 }

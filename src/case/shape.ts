@@ -3,21 +3,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { z } from 'zod';
-import type { Case } from './schema.js';
 
 /**
- * The case schema as plain data, so that auditing a valid case need not load zod (40 ms of a
+ * The case schema as plain data, so that reading a valid case need not load zod (40 ms of a
  * one-case audit's start-up). src/case/schema.ts stays the one definition: the build reads its
- * zod definitions (shape-build.ts) and writes them to dist/case-shape.snapshot.json, keyed by
- * the bytes of the modules that define the schema, of the code that wrote the snapshot and of
- * the zod release. A run uses the snapshot only when the key still matches; otherwise it loads
- * the zod schema itself. Every node keeps zod's own layout (`_zod.def`, `description`), so code
- * that reads the schema's definitions (src/facts/facts.ts) reads the snapshot the same way.
+ * zod definitions (shape-build.ts) and writes them as dist/src/case/defs.js (see defs.ts).
+ * Every node keeps zod's own layout (`_zod.def`, `description`), so code that reads the
+ * schema's definitions (src/facts/facts.ts) reads these the same way.
  *
- * checkCase answers only "certainly valid, and this is what zod would return" or "ask zod":
+ * conformTo answers only "certainly valid, and this is what zod would return" or "ask zod":
  * a construct or a check it does not know (a refinement, a format, a default) is "ask zod",
- * and so is every invalid case, whose message comes from the zod path unchanged.
+ * and so is every invalid value, whose message then comes from the zod path unchanged.
  */
 
 export interface ShapeCheck {
@@ -46,17 +42,9 @@ export interface ShapeNode {
   description?: string;
 }
 
-export interface ShapeSnapshot {
-  key: string;
-  /** Files (relative to this module) whose bytes make the key, besides zod's package.json. */
-  files: string[];
-  shape: ShapeNode;
-}
-
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const SHAPE_SNAPSHOT_FILE = path.resolve(here, '../../case-shape.snapshot.json');
 
-/** The key of a snapshot that depends on `files`: their bytes and the zod release in use. */
+/** The key of definitions made from `files` (relative to this module): their bytes and the zod release in use. */
 export function shapeKey(files: readonly string[]): string {
   const hash = createHash('sha256');
   for (const f of files) {
@@ -75,25 +63,6 @@ export function shapeKey(files: readonly string[]): string {
   }
   return hash.digest('hex');
 }
-
-/** The schema in a snapshot file, when its key still matches the files it was made from. */
-export function readShapeSnapshot(file: string): ShapeNode | undefined {
-  try {
-    const snap = JSON.parse(readFileSync(file, 'utf8')) as ShapeSnapshot;
-    return snap.key === shapeKey(snap.files) ? snap.shape : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The case schema from the build's snapshot, when it is current; undefined otherwise. */
-export const CASE_SHAPE: ShapeNode | undefined = readShapeSnapshot(SHAPE_SNAPSHOT_FILE);
-
-/**
- * The case schema's definitions for code that reads them (the fact catalogue): the snapshot
- * when current, else the zod schema itself.
- */
-export const caseDefs: z.ZodType = CASE_SHAPE ? (CASE_SHAPE as unknown as z.ZodType) : (await import('./schema.js')).caseSchema;
 
 const NO: unique symbol = Symbol('ask zod');
 
@@ -215,9 +184,4 @@ function conform(node: ShapeNode, v: unknown): unknown {
 export function conformTo(shape: ShapeNode, value: unknown): unknown {
   const r = conform(shape, value);
   return r === NO ? undefined : r;
-}
-
-/** A certainly valid case as zod would return it; undefined means: ask zod (invalid, or not decidable here). */
-export function checkCase(value: unknown): Case | undefined {
-  return CASE_SHAPE ? (conformTo(CASE_SHAPE, value) as Case | undefined) : undefined;
 }

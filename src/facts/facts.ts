@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Case } from '../case/schema.js';
 import { UNKNOWN } from '../case/ids.js';
-// The case schema's definitions, from the build's snapshot when current (without loading zod).
-import { caseDefs } from '../case/shape.js';
+// The case schema's definitions: as plain data in the build (without loading zod), see case/defs.ts.
+import { caseDefs } from '../case/defs.js';
 import { ACCOUNTING } from './accounting.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expandCasePaths } from '../../src/case/load.js';
@@ -131,25 +132,40 @@ describe('the case schema snapshot', () => {
   });
 });
 
-describe('the built snapshot (dist/case-shape.snapshot.json)', () => {
-  it('is current: the built CLI reads cases without zod, from the schema as it stands', async () => {
-    const dist = (await import(path.join(root, 'dist/src/case/shape.js'))) as typeof import('../../src/case/shape.js');
+describe('the built definitions (dist/src/case/defs.js)', () => {
+  it('are the schema as it stands, as plain data: the built CLI reads cases without zod', async () => {
+    const dist = (await import(path.join(root, 'dist/src/case/defs.js'))) as typeof import('../../src/case/defs.js');
     expect(dist.CASE_SHAPE).toEqual(shape);
+    expect(dist.caseDefs).toBe(dist.CASE_SHAPE);
+    expect('safeParse' in dist.caseDefs).toBe(false);
   });
 
-  it('is not used once a file it was made from changes', async () => {
+  it('are keyed by the files they were made from: a change leaves every case to zod', async () => {
     const build = (await import(path.join(root, 'dist/src/case/shape-build.js'))) as typeof import('../../src/case/shape-build.js');
-    const dist = (await import(path.join(root, 'dist/src/case/shape.js'))) as typeof import('../../src/case/shape.js');
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-shape-'));
+    const text = await build.makeDefsModule();
+    const files = await build.schemaFiles();
+    expect(files).toEqual(expect.arrayContaining(['schema.js', 'ids.js', '../kernel/cpus.js', 'shape.js', 'shape-build.js']));
+    // The same module, keyed by a file of this test instead, loaded from beside dist's shape.js.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-defs-'));
     const dep = path.join(dir, 'schema.js');
     writeFileSync(dep, 'export const a = 1;\n');
-    const file = path.join(dir, 'snap.json');
-    const snap = JSON.parse(await build.makeShapeSnapshot()) as { key: string; files: string[] };
-    writeFileSync(file, JSON.stringify({ ...snap, files: [dep], key: dist.shapeKey([dep]) }));
-    expect(dist.readShapeSnapshot(file)).toEqual(shape);
+    const shapeUrl = JSON.stringify(pathToFileURL(path.join(root, 'dist/src/case/shape.js')).href);
+    const { shapeKey } = (await import(path.join(root, 'dist/src/case/shape.js'))) as typeof import('../../src/case/shape.js');
+    const keyed = text
+      .replace("from './shape.js'", `from ${shapeUrl}`)
+      .replace(/shapeKey\(JSON\.parse\(.*\)\) === "[0-9a-f]+"/, `shapeKey(${JSON.stringify([dep])}) === ${JSON.stringify(shapeKey([dep]))}`);
+    expect(keyed).not.toBe(text);
+    const load = async (name: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, keyed);
+      return (await import(file)) as typeof import('../../src/case/defs.js');
+    };
+    const fresh = await load('fresh.js');
+    expect(fresh.CASE_SHAPE).toEqual(shape);
     writeFileSync(dep, 'export const a = 2;\n');
-    expect(dist.readShapeSnapshot(file)).toBeUndefined();
-    expect(snap.files).toContain('schema.js');
-    expect(readFileSync(path.join(root, 'dist/src/case', snap.files.find((f) => f.includes('cpus'))!), 'utf8')).toMatch(/MAX_CPUS/);
+    const stale = await load('stale.js');
+    expect(stale.CASE_SHAPE).toBeUndefined();
+    expect(stale.caseDefs).toEqual(shape); // what the schema module compiled with it says (see defs.ts)
+    expect(readFileSync(path.join(root, 'dist/src/case', files.find((f) => f.includes('cpus'))!), 'utf8')).toMatch(/MAX_CPUS/);
   });
 });
