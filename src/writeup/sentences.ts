@@ -65,13 +65,16 @@ const MARKUP = /[`*]/g;
 
 /** Split prose lines into sentences; markup characters become spaces so columns stay true. */
 export function sentencesOf(lines: SourceLine[]): Sentence[] {
+  // One native join (a flat string) rather than a chain of concatenations to flatten later.
   const starts: number[] = [];
-  let joined = '';
+  const texts: string[] = [];
+  let at = 0;
   for (const l of lines) {
-    if (joined !== '') joined += ' ';
-    starts.push(joined.length);
-    joined += l.text;
+    starts.push(at);
+    texts.push(l.text);
+    at += l.text.length + 1;
   }
+  const joined = texts.join(' ');
   const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
   const paragraph = { lines, starts };
   const out: Sentence[] = [];
@@ -108,12 +111,19 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
 export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
+  // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
+  // offset holds; where it does not (a dotted capital I), each sentence is lower-cased alone.
+  let texts = sentences.map((s) => s.text);
+  let joined = texts.join('\n').toLowerCase();
+  if (joined.length !== texts.reduce((n, t) => n + t.length + 1, -1) && texts.length > 0) {
+    texts = texts.map((t) => t.toLowerCase());
+    joined = texts.join('\n');
+  }
   const starts: number[] = [];
-  let joined = '';
-  for (const s of sentences) {
-    if (joined !== '') joined += '\n';
-    starts.push(joined.length);
-    joined += s.text.toLowerCase();
+  let at = 0;
+  for (const t of texts) {
+    starts.push(at);
+    at += t.length + 1;
   }
   const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
   const withWord = (w: string): number[] => byWord.get(w) ?? [];
