@@ -146,9 +146,9 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   const notApplied: NotApplied[] = [];
   for (const rule of compiled.set.rules) {
     const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
-    const until = rule.spec.requires?.filter((f) => !facts.values.has(f)) ?? [];
-    if (until.length) {
-      notApplied.push({ rule: rule.spec.id, verdict, until });
+    const requires = rule.spec.requires;
+    if (requires && requires.some((f) => !facts.values.has(f))) {
+      notApplied.push({ rule: rule.spec.id, verdict, until: requires.filter((f) => !facts.values.has(f)) });
       continue;
     }
     const o = outcomes.get(rule.spec.id)!;
@@ -167,7 +167,8 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
-      // What it needs is worked out when read: a definite verdict never asks.
+      // What it needs is worked out when read: a definite verdict never asks. An own getter, so
+      // a copy of the object (spread, structured clone, JSON) still has it.
       let needs: string[] | undefined;
       undecided.push({
         rule: rule.spec.id,
