@@ -59,6 +59,8 @@ class ProseSentence implements Sentence {
   }
 }
 
+const NONE: number[] = [];
+
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
@@ -126,7 +128,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     at += t.length + 1;
   }
   const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
-  const withWord = (w: string): number[] => byWord.get(w) ?? [];
+  const withWord = (w: string): number[] => byWord.get(w) ?? NONE;
   const all = sentences.map((_, i) => i);
   const byNeeds = new Map<string[], number[]>();
   const candidates = (needs: string[]): number[] => {
@@ -328,13 +330,14 @@ function anyOf(words: string[]): RegExp {
  * the words finds where one starts, a table by the first two characters says which.
  */
 function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): Map<string, number[]> {
+  // A word no sentence holds has no entry (most words, in most write-ups).
   const out = new Map<string, number[]>();
-  for (const w of idx.words) out.set(w, []);
   let sentence = 0;
   let nextStart = starts[1] ?? Infinity;
   const add = (w: string) => {
-    const list = out.get(w)!;
-    if (list[list.length - 1] !== sentence) list.push(sentence);
+    const list = out.get(w);
+    if (!list) out.set(w, [sentence]);
+    else if (list[list.length - 1] !== sentence) list.push(sentence);
   };
   const { ascii, other, single, any } = idx;
   any.lastIndex = 0;
@@ -345,7 +348,8 @@ function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): M
     any.lastIndex = p + 1;
     while (p >= nextStart) nextStart = starts[++sentence + 1] ?? Infinity;
     const c0 = joined.charCodeAt(p);
-    for (const w of single.get(c0) ?? []) add(w);
+    const one = single.get(c0);
+    if (one) for (const w of one) add(w);
     const c1 = joined.charCodeAt(p + 1);
     const bucket = c0 < 128 && c1 < 128 ? ascii[c0 * 128 + c1] : other.get(joined.slice(p, p + 2));
     if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);
