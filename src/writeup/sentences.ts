@@ -88,9 +88,11 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
   };
   // The boundaries are found by the regular expression (native code), not by a loop over every
   // character; an abbreviation's full stop ("e.g. ") is passed over.
+  // test() rather than exec(): no match object per boundary (the match is the one character
+  // before lastIndex).
   BOUNDARY.lastIndex = 0;
-  for (let m = BOUNDARY.exec(clean); m !== null; m = BOUNDARY.exec(clean)) {
-    const i = m.index;
+  while (BOUNDARY.test(clean)) {
+    const i = BOUNDARY.lastIndex - 1;
     if (clean.charCodeAt(i) === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
     push(i + 1);
     begin = i + 1;
