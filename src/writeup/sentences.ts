@@ -61,6 +61,11 @@ class ProseSentence implements Sentence {
 
 const NONE: number[] = [];
 
+/** A character String.prototype.trim removes: ECMAScript WhiteSpace and LineTerminator. */
+function isBlank(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
@@ -81,10 +86,13 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
   const paragraph = { lines, starts };
   const out: Sentence[] = [];
   let begin = 0;
+  // The sentence is [begin, end) less the blanks around it, cut once (what trim() keeps).
   const push = (end: number) => {
-    const raw = clean.slice(begin, end);
-    const text = raw.trim();
-    if (text !== '') out.push(new ProseSentence(text, begin + raw.indexOf(text[0]!), paragraph));
+    let a = begin;
+    let b = end;
+    while (a < b && isBlank(clean.charCodeAt(a))) a++;
+    while (b > a && isBlank(clean.charCodeAt(b - 1))) b--;
+    if (b > a) out.push(new ProseSentence(clean.slice(a, b), a, paragraph));
   };
   // The boundaries are found by the regular expression (native code), not by a loop over every
   // character; an abbreviation's full stop ("e.g. ") is passed over.
