@@ -79,6 +79,19 @@ function valueKey(v: FactValue | undefined): string {
   return `${typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : 'b'}${String(v)}`;
 }
 
+/** Remembered outcomes of one condition: a trie keyed by the value of each fact it reads, in order. */
+type Trie = Map<string, Trie | Outcome>;
+interface Remembered {
+  id: string;
+  /** The facts it reads, as indices into the runner's referenced facts (sorted by name). */
+  reads: number[];
+  root: Trie;
+  size: number;
+}
+
+/** The key of a condition that reads no fact. */
+const NOTHING = '';
+
 /**
  * A json-rules-engine instance holding a fixed set of conditions, reused for every case.
  * A condition's outcome is a pure function of the few facts it reads, so outcomes are
@@ -88,8 +101,7 @@ function valueKey(v: FactValue | undefined): string {
 export class ConditionRunner {
   private readonly engine: Engine;
   private readonly referenced: string[];
-  private readonly reads = new Map<string, string[]>();
-  private readonly memo = new Map<string, Map<string, Outcome>>();
+  private readonly conditions: Remembered[] = [];
   readonly stats: RunnerStats = { memoHits: 0, engineRuns: 0 };
 
   constructor(conditions: CompiledCondition[], private readonly options: { memo?: boolean } = {}) {
@@ -97,37 +109,33 @@ export class ConditionRunner {
     for (const [name, base] of Object.entries(BASE)) {
       this.engine.addOperator(name, (a: unknown, b: unknown) => a !== null && b !== null && base(a, b));
     }
-    const referenced = new Set<string>();
+    const referenced = new Map<string, number>();
     for (const c of conditions) {
-      factsOf(c.when, referenced);
-      this.reads.set(c.id, [...factsOf(c.when)].sort());
-      this.memo.set(c.id, new Map());
+      const names = [...factsOf(c.when)].sort();
+      for (const n of names) if (!referenced.has(n)) referenced.set(n, referenced.size);
+      this.conditions.push({ id: c.id, reads: names.map((n) => referenced.get(n)!), root: new Map(), size: 0 });
       const rule: RuleProperties = { name: c.id, conditions: topLevel(c.when), event: { type: c.id } };
       this.engine.addRule(rule);
     }
-    this.referenced = [...referenced];
+    this.referenced = [...referenced.keys()];
   }
 
   /** Evaluate every condition against the facts (plus extra known facts); one outcome per id. */
   async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
     const value = (name: string) => extra[name] ?? facts.values.get(name);
+    // Each fact's part of the keys is made once per run, however many conditions read it.
+    const parts: Array<string | undefined> = new Array(this.referenced.length);
+    const keysOf = (c: Remembered): string[] => (c.reads.length ? c.reads.map((i) => (parts[i] ??= valueKey(value(this.referenced[i]!)))) : [NOTHING]);
     const out = new Map<string, Outcome>();
-    const keys = new Map<string, string>();
-    // A fact is read by several conditions: its part of the key is made once per run.
-    const parts = new Map<string, string>();
-    const part = (name: string) => {
-      let k = parts.get(name);
-      if (k === undefined) parts.set(name, (k = `${valueKey(value(name))}\u0001`));
-      return k;
-    };
-    for (const [id, names] of this.reads) {
-      let key = '';
-      for (const n of names) key += part(n);
-      keys.set(id, key);
-      const known = this.memo.get(id)!.get(key);
-      if (known) out.set(id, known);
+    for (const c of this.conditions) {
+      let node: Trie | Outcome | undefined = c.root;
+      for (const k of keysOf(c)) {
+        node = (node as Trie).get(k);
+        if (node === undefined) break;
+      }
+      if (node !== undefined && !(node instanceof Map)) out.set(c.id, node);
     }
-    if (this.options.memo !== false && out.size === this.reads.size) {
+    if (this.options.memo !== false && out.size === this.conditions.length) {
       this.stats.memoHits++;
       return out;
     }
@@ -135,13 +143,25 @@ export class ConditionRunner {
     const input: Record<string, unknown> = {};
     for (const name of this.referenced) input[name] = value(name) ?? null;
     const { results, failureResults } = await this.engine.run(input);
+    const byId = new Map(this.conditions.map((c) => [c.id, c]));
     for (const r of [...results, ...failureResults]) {
       const id = r.name as string;
       const outcome = fold(r.conditions as unknown as Annotated);
       out.set(id, outcome);
-      const memo = this.memo.get(id)!;
-      if (memo.size >= MEMO_LIMIT) memo.clear();
-      memo.set(keys.get(id)!, outcome);
+      const c = byId.get(id)!;
+      if (c.size >= MEMO_LIMIT) {
+        c.root = new Map();
+        c.size = 0;
+      }
+      const keys = keysOf(c);
+      let node = c.root;
+      for (const k of keys.slice(0, -1)) {
+        let next = node.get(k) as Trie | undefined;
+        if (!next) node.set(k, (next = new Map()));
+        node = next;
+      }
+      if (!node.has(keys[keys.length - 1]!)) c.size++;
+      node.set(keys[keys.length - 1]!, outcome);
     }
     return out;
   }

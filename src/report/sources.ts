@@ -20,6 +20,16 @@ const HEADINGS = new Set<string>(Object.values(SEED_SECTIONS));
  * (test/docs.test.ts requires every shipped rule to resolve to an anchor that exists).
  */
 export function sourceLink(source: string): string | undefined {
+  // Sources come from the rules, a fixed set: each is worked out once (bounded for any other).
+  if (LINKS.has(source)) return LINKS.get(source);
+  const link = linkOf(source);
+  if (LINKS.size < 4096) LINKS.set(source, link);
+  return link;
+}
+
+const LINKS = new Map<string, string | undefined>();
+
+function linkOf(source: string): string | undefined {
   const s = source.replace(/\s+#.*$/, '').trim().replace(/'/g, '’');
   if (HEADINGS.has(s)) return `docs/article.md#${slug(s)}`;
   const fact = /^kernel-facts\.md\s+§(\d+)\b/.exec(s);

@@ -108,16 +108,30 @@ export function compileRules(set: RuleSet, options: { memo?: boolean } = {}): Co
   };
 }
 
-/** Fill `{fact.name}` placeholders with the facts' values (unknown ones say so). */
+/** A template cut at its placeholders once: text, name, text, name, ..., text. */
+const TEMPLATES = new Map<string, string[]>();
+function partsOf(template: string): string[] {
+  let parts = TEMPLATES.get(template);
+  if (!parts) {
+    parts = template.split(/\{([a-z_.]+)\}/);
+    // Templates come from the rules (a fixed set); anything else is not kept past a bound.
+    if (TEMPLATES.size < 4096) TEMPLATES.set(template, parts);
+  }
+  return parts;
+}
+
+/** Fill `{fact.name}` placeholders with the facts' values (unknown ones say so); whitespace runs become one space. */
 export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
-  return template
-    .replace(/\{([a-z_.]+)\}/g, (_, name: string) => {
-      const v = extra[name] ?? facts.values.get(name);
-      if (v === undefined) return 'unknown';
-      return Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
+  const parts = partsOf(template);
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i]!;
+    const v = extra[name] ?? facts.values.get(name);
+    out += v === undefined ? 'unknown' : Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
+    out += parts[i + 1]!;
+  }
+  // Most results have single plain spaces only: then there is nothing to fold.
+  return /\s\s|[^\S ]|^\s|\s$/.test(out) ? out.replace(/\s+/g, ' ').trim() : out;
 }
 
 /** The case fields behind a condition's unknown facts, first-seen order, each once. */
@@ -146,9 +160,9 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   const notApplied: NotApplied[] = [];
   for (const rule of compiled.set.rules) {
     const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
-    const until = rule.spec.requires?.filter((f) => !facts.values.has(f)) ?? [];
-    if (until.length) {
-      notApplied.push({ rule: rule.spec.id, verdict, until });
+    const requires = rule.spec.requires;
+    if (requires && requires.some((f) => !facts.values.has(f))) {
+      notApplied.push({ rule: rule.spec.id, verdict, until: requires.filter((f) => !facts.values.has(f)) });
       continue;
     }
     const o = outcomes.get(rule.spec.id)!;
@@ -167,7 +181,8 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
-      // What it needs is worked out when read: a definite verdict never asks.
+      // What it needs is worked out when read: a definite verdict never asks. An own getter, so
+      // a copy of the object (spread, structured clone, JSON) still has it.
       let needs: string[] | undefined;
       undecided.push({
         rule: rule.spec.id,

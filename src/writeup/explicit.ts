@@ -95,8 +95,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * Move the cursor to the value of the next `key:` at or after it. Keys come in document order
  * (YAML mappings keep it), so a forward search finds each one, in block and in flow style.
  */
+const KEY_PATTERNS = new Map<string, RegExp>();
+
+function keyPattern(key: string): RegExp {
+  let re = KEY_PATTERNS.get(key);
+  if (!re) {
+    re = new RegExp(`(?:^|[\\s{,'"-])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*:(?:\\s|$)`, 'g');
+    // Case keys are few; an author's own keys are not kept past a bound.
+    if (KEY_PATTERNS.size < 1024) KEY_PATTERNS.set(key, re);
+  }
+  return re;
+}
+
 function seek(lines: SourceLine[], cursor: { line: number; col: number }, key: string): boolean {
-  const re = new RegExp(`(?:^|[\\s{,'"-])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*:(?:\\s|$)`, 'g');
+  const re = keyPattern(key);
   for (let i = cursor.line; i < lines.length; i++) {
     const t = lines[i]!.text;
     re.lastIndex = i === cursor.line ? cursor.col : 0;

@@ -56,11 +56,23 @@ const { id: ID, claims: CLAIMS } = caseSchema.shape;
 function builtCaseValid(c: Record<string, unknown>, fields: Iterable<string>): boolean {
   if (!ID.safeParse(c.id).success) return false;
   if (c.claims !== undefined && !CLAIMS.safeParse(c.claims).success) return false;
-  for (const field of fields) {
-    const leaf = LEAVES.get(field);
-    if (!leaf || !leaf.safeParse(getPath(c, field)).success) return false;
-  }
+  for (const field of fields) if (!leafValid(field, getPath(c, field))) return false;
   return true;
+}
+
+/** Which values each field was found to accept: the same few recur across write-ups (bounded). */
+const ACCEPTED = new Map<string, boolean>();
+function leafValid(field: string, value: unknown): boolean {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return LEAVES.get(field)?.safeParse(value).success ?? false;
+  const key = `${field}\u0000${typeof value}\u0000${Array.isArray(value) ? JSON.stringify(value) : String(value)}`;
+  let ok = ACCEPTED.get(key);
+  if (ok === undefined) {
+    const leaf = LEAVES.get(field);
+    ok = leaf !== undefined && leaf.safeParse(value).success;
+    if (ACCEPTED.size >= 8192) ACCEPTED.clear();
+    ACCEPTED.set(key, ok);
+  }
+  return ok;
 }
 
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */

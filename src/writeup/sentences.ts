@@ -59,33 +59,48 @@ class ProseSentence implements Sentence {
   }
 }
 
+const NONE: number[] = [];
+
+/** A character String.prototype.trim removes: ECMAScript WhiteSpace and LineTerminator. */
+function isBlank(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
 
 /** Split prose lines into sentences; markup characters become spaces so columns stay true. */
 export function sentencesOf(lines: SourceLine[]): Sentence[] {
+  // One native join (a flat string) rather than a chain of concatenations to flatten later.
   const starts: number[] = [];
-  let joined = '';
+  const texts: string[] = [];
+  let at = 0;
   for (const l of lines) {
-    if (joined !== '') joined += ' ';
-    starts.push(joined.length);
-    joined += l.text;
+    starts.push(at);
+    texts.push(l.text);
+    at += l.text.length + 1;
   }
+  const joined = texts.join(' ');
   const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
   const paragraph = { lines, starts };
   const out: Sentence[] = [];
   let begin = 0;
+  // The sentence is [begin, end) less the blanks around it, cut once (what trim() keeps).
   const push = (end: number) => {
-    const raw = clean.slice(begin, end);
-    const text = raw.trim();
-    if (text !== '') out.push(new ProseSentence(text, begin + raw.indexOf(text[0]!), paragraph));
+    let a = begin;
+    let b = end;
+    while (a < b && isBlank(clean.charCodeAt(a))) a++;
+    while (b > a && isBlank(clean.charCodeAt(b - 1))) b--;
+    if (b > a) out.push(new ProseSentence(clean.slice(a, b), a, paragraph));
   };
   // The boundaries are found by the regular expression (native code), not by a loop over every
   // character; an abbreviation's full stop ("e.g. ") is passed over.
+  // test() rather than exec(): no match object per boundary (the match is the one character
+  // before lastIndex).
   BOUNDARY.lastIndex = 0;
-  for (let m = BOUNDARY.exec(clean); m !== null; m = BOUNDARY.exec(clean)) {
-    const i = m.index;
+  while (BOUNDARY.test(clean)) {
+    const i = BOUNDARY.lastIndex - 1;
     if (clean.charCodeAt(i) === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
     push(i + 1);
     begin = i + 1;
@@ -108,15 +123,22 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
 export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
+  // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
+  // offset holds; where it does not (a dotted capital I), each sentence is lower-cased alone.
+  let texts = sentences.map((s) => s.text);
+  let joined = texts.join('\n').toLowerCase();
+  if (joined.length !== texts.reduce((n, t) => n + t.length + 1, -1) && texts.length > 0) {
+    texts = texts.map((t) => t.toLowerCase());
+    joined = texts.join('\n');
+  }
   const starts: number[] = [];
-  let joined = '';
-  for (const s of sentences) {
-    if (joined !== '') joined += '\n';
-    starts.push(joined.length);
-    joined += s.text.toLowerCase();
+  let at = 0;
+  for (const t of texts) {
+    starts.push(at);
+    at += t.length + 1;
   }
   const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
-  const withWord = (w: string): number[] => byWord.get(w) ?? [];
+  const withWord = (w: string): number[] => byWord.get(w) ?? NONE;
   const all = sentences.map((_, i) => i);
   const byNeeds = new Map<string[], number[]>();
   const candidates = (needs: string[]): number[] => {
@@ -318,13 +340,14 @@ function anyOf(words: string[]): RegExp {
  * the words finds where one starts, a table by the first two characters says which.
  */
 function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): Map<string, number[]> {
+  // A word no sentence holds has no entry (most words, in most write-ups).
   const out = new Map<string, number[]>();
-  for (const w of idx.words) out.set(w, []);
   let sentence = 0;
   let nextStart = starts[1] ?? Infinity;
   const add = (w: string) => {
-    const list = out.get(w)!;
-    if (list[list.length - 1] !== sentence) list.push(sentence);
+    const list = out.get(w);
+    if (!list) out.set(w, [sentence]);
+    else if (list[list.length - 1] !== sentence) list.push(sentence);
   };
   const { ascii, other, single, any } = idx;
   any.lastIndex = 0;
@@ -335,7 +358,8 @@ function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): M
     any.lastIndex = p + 1;
     while (p >= nextStart) nextStart = starts[++sentence + 1] ?? Infinity;
     const c0 = joined.charCodeAt(p);
-    for (const w of single.get(c0) ?? []) add(w);
+    const one = single.get(c0);
+    if (one) for (const w of one) add(w);
     const c1 = joined.charCodeAt(p + 1);
     const bucket = c0 < 128 && c1 < 128 ? ascii[c0 * 128 + c1] : other.get(joined.slice(p, p + 2));
     if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);

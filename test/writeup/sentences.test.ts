@@ -67,4 +67,11 @@ describe('sentence facts', () => {
     const f = read('Then nmissed was 99.').facts[0]!;
     expect([f.line, f.col, f.value]).toEqual([1, 18, 99]);
   });
+
+  it('finds the needed words of a later sentence when lower-casing an earlier one changes its length', () => {
+    // "İ" lower-cases to two code units: the sentences after it must still be found.
+    const x = read('İzmir hosts ran the test. Then nmissed was 99. The third call never returned.');
+    expect(x.facts.map((f) => [f.path, f.value, f.col])).toEqual([['counters.end.nmissed', 99, 44]]);
+    expect(x.claims.map((c) => [c.kind, c.col])).toEqual([['function-stuck', 63]]);
+  });
 });
