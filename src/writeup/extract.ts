@@ -41,8 +41,8 @@ function slug(file: string): string {
 
 const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
 
-// Each field's own part of the zod case schema (BASE_FACTS may come from the schema's
-// snapshot, src/case/shape.ts, which has no safeParse).
+// Each field's own part of the zod case schema (BASE_FACTS is read from the schema's
+// definitions as plain data in the build, src/case/defs.ts, which have no safeParse).
 const LEAVES = new Map(BASE_FACTS.map((f) => [f.name, schemaAt(caseSchema, f.name.split('.'))]));
 const LEAF_ORDER = new Map(BASE_FACTS.map((f, i) => [f.name, i]));
 const { id: ID, claims: CLAIMS } = caseSchema.shape;
