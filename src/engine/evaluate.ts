@@ -125,14 +125,12 @@ export class ConditionRunner {
     const value = (name: string) => extra[name] ?? facts.values.get(name);
     // Each fact's part of the keys is made once per run, however many conditions read it.
     const parts: Array<string | undefined> = new Array(this.referenced.length);
-    const keysOf = (c: Remembered): string[] => (c.reads.length ? c.reads.map((i) => (parts[i] ??= valueKey(value(this.referenced[i]!)))) : [NOTHING]);
+    const part = (i: number) => (parts[i] ??= valueKey(value(this.referenced[i]!)));
+    const keysOf = (c: Remembered): string[] => (c.reads.length ? c.reads.map(part) : [NOTHING]);
     const out = new Map<string, Outcome>();
     for (const c of this.conditions) {
-      let node: Trie | Outcome | undefined = c.root;
-      for (const k of keysOf(c)) {
-        node = (node as Trie).get(k);
-        if (node === undefined) break;
-      }
+      let node: Trie | Outcome | undefined = c.reads.length ? c.root : c.root.get(NOTHING);
+      for (let r = 0; r < c.reads.length && node !== undefined; r++) node = (node as Trie).get(part(c.reads[r]!));
       if (node !== undefined && !(node instanceof Map)) out.set(c.id, node);
     }
     if (this.options.memo !== false && out.size === this.conditions.length) {
