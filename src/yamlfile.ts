@@ -143,7 +143,9 @@ const FAST_PATH_DECLINES: RegExp[] = [
 
 /**
  * Some line ends inside a double-quoted string (escapes followed) or with more flow brackets
- * (`{`, `[`) open than closed. Rough on purpose: a false alarm costs only time.
+ * (`{`, `[`) open than closed. A `#` after a blank (or at the start of a line) outside a string
+ * starts a comment, so brackets after it do not count: `{ a: 1 #}` stays open. Rough on purpose:
+ * a false alarm costs only time.
  */
 function goesOnPastItsLine(text: string): boolean {
   let depth = 0;
@@ -153,6 +155,10 @@ function goesOnPastItsLine(text: string): boolean {
     if (c === 10) {
       if (quoted || depth > 0) return true;
       depth = 0;
+    } else if (!quoted && c === 35 && (i === 0 || text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9 || text.charCodeAt(i - 1) === 10)) {
+      const end = text.indexOf('\n', i);
+      if (end < 0) break;
+      i = end - 1;
     } else if (quoted) {
       if (c === 92) i++;
       else if (c === 34) quoted = false;

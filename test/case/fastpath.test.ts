@@ -45,6 +45,16 @@ describe('the fast YAML path', () => {
     expect(parseYamlFast('a: !!str 1\n', 'file', 'a.yaml')).toBeUndefined();
   });
 
+  it('leaves a flow map whose closing brace sits in a comment to the positioned parser', () => {
+    // Found by npm run fuzz (seed 831494922): js-yaml read these, the yaml library refuses them.
+    for (const text of ['when:\n  all:\n    - { fact: a, operator: greaterThan, value: 0 }\n    - { #: probe.registered, operator: equal, value: true }\n   e }\n    - { fact: b, operator: equal, value: true }\n', 'when:\n  all:\n    - { fact: c, operator: greaterThan, #value: 1 }\n   e: 1 }\n    - { fact: d, operator: notEqual, value: x }\n']) {
+      expect(() => parseYaml(text, 'r.yaml', 'file')).toThrow();
+      expect(parseYamlFast(text, 'file', 'r.yaml')).toBeUndefined();
+    }
+    // A comment after a flow map that closes on its line changes nothing.
+    expect(parseYamlFast('a: { b: 1 } # fine\n', 'file', 'r.yaml')).toEqual({ a: { b: 1 } });
+  });
+
   it('gives the same case either way, and positions only on the slow path', () => {
     const text = 'format: kretprobe-case/v1\nid: same\nledger: { eligible: 3, returns: 2 }\n';
     const a = parseCase(text, 'a.yaml');
