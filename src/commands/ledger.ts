@@ -3,7 +3,6 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
-import { loadCase, updateCaseFile } from '../case/load.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
@@ -11,7 +10,6 @@ import { progressBar } from '../ledger/progress.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
-import { formatJsonMarkdown } from '../report/markdown.js';
 import { shippedVersions } from '../version.js';
 
 export interface LedgerCommandOptions {
@@ -46,7 +44,8 @@ async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: st
 
 /** Run the ledger for the command and the benchmark alike. */
 export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): Promise<{ view: LedgerView; report: LedgerReport }> {
-  const loaded = o.case === undefined ? undefined : await loadCase(path.resolve(ctx.io.cwd, o.case));
+  // The case loader (zod and the YAML parser: a third of a 1 M-record run's fixed cost) only when a case is given.
+  const loaded = o.case === undefined ? undefined : await (await import('../case/load.js')).loadCase(path.resolve(ctx.io.cwd, o.case));
   const fromCase = loaded === undefined ? undefined : caseInputs(loaded.data);
   if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
   if (o.captureStartNs !== undefined && o.captureStopNs !== undefined && o.captureStartNs > o.captureStopNs) {
@@ -115,10 +114,10 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);
-      if (opts.case !== undefined) await updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
+      if (opts.case !== undefined) await (await import('../case/load.js')).updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
       const data = opts.format === 'text' ? {} : { ...(snakeKeys(ledgerJson(view)) as Record<string, unknown>), ...(await shippedVersions()) };
       if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
-      else if (opts.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage ledger', data));
+      else if (opts.format === 'markdown') ctx.io.stdout((await import('../report/markdown.js')).formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
       ctx.exit(0);
