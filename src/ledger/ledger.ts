@@ -1,7 +1,7 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
 import { MinHeap } from './heap.js';
-import { INTERVAL, NONE, POINT, RetroSweep, type SweepPoint } from './sweep.js';
+import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
 
 /**
  * The operation ledger: pairs probe records into calls, binds calls to the independent
@@ -100,9 +100,9 @@ interface OpenCall {
   op: OpState | undefined;
   line: number;
   inst: string | undefined;
-  /** Its points in the admitted and the demand sweeps. */
-  pa: SweepPoint;
-  pd: SweepPoint | undefined;
+  /** Its points in the admitted and the demand sweeps (-1: no demand sweep). */
+  pa: number;
+  pd: number;
   /** Neighbours in `op.calls`. */
   prev: OpenCall | null;
   next: OpenCall | null;
@@ -405,7 +405,7 @@ export class LedgerBuilder {
         this.abandoned++;
         // An instance record held an instance at least at its entry; an entry event may have been a miss.
         this.sweepA.close(call.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
       }
       st.calls = null;
     }
@@ -540,7 +540,7 @@ export class LedgerBuilder {
       line: rec.line,
       inst: rec.inst,
       pa: this.sweepA.open(rec.tsNs, rec.line),
-      pd: this.sweepD?.open(rec.tsNs, rec.line),
+      pd: this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1,
       prev: null,
       next: null,
     };
@@ -554,7 +554,7 @@ export class LedgerBuilder {
         this.openCount--;
         unlinkCall(old);
         this.sweepA.close(old.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (old.pd !== undefined) this.sweepD!.close(old.pd, POINT);
+        if (old.pd >= 0) this.sweepD!.close(old.pd, POINT);
       }
       this.inst.set(rec.inst, call);
     }
@@ -621,7 +621,7 @@ export class LedgerBuilder {
     this.openCount--;
     this.paired++;
     this.sweepA.close(call.pa, INTERVAL);
-    if (call.pd !== undefined) this.sweepD!.close(call.pd, INTERVAL);
+    if (call.pd >= 0) this.sweepD!.close(call.pd, INTERVAL);
     const d = rec.tsNs - call.tsNs;
     if (d < 0) {
       this.negative++;
@@ -693,12 +693,12 @@ export class LedgerBuilder {
     for (const stack of this.stacks.values()) {
       for (const call of stack) {
         this.sweepA.close(call.pa, endHow);
-        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
       }
     }
     for (const call of this.inst.values()) {
       this.sweepA.close(call.pa, endHow);
-      if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+      if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
     }
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
