@@ -7,6 +7,7 @@ import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
+import { fileChunks } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
@@ -32,14 +33,14 @@ export interface LedgerCommandOptions {
 }
 
 /** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
-async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream; size: number | undefined }> {
-  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined };
+async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer>; size: number | undefined; close: () => Promise<void> }> {
+  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined, close: async () => undefined };
   const { handle, size } = await openInput(path.resolve(ctx.io.cwd, trace), 'trace file (or - for stdin)').catch((err: unknown) => {
     // Name the file as the user typed it.
     if (err instanceof InputError) throw new InputError({ file: trace }, err.expected, err.got);
     throw err;
   });
-  return { name: trace, stream: handle.createReadStream({ highWaterMark: 1 << 20 }), size };
+  return { name: trace, stream: fileChunks(handle), size, close: () => handle.close() };
 }
 
 /** Run the ledger for the command and the benchmark alike. */
@@ -75,7 +76,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
     bar?.done();
     // A failure before the trace was read (a bad --ops) must still close the trace file: an open
     // FileHandle left to the garbage collector prints a warning of its own on stderr.
-    if (o.trace !== '-') (t.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    await t.close();
   }
   // Problems name files as the user typed them, not as resolved.
   if (o.ops !== undefined) {
