@@ -265,6 +265,12 @@ export class LedgerBuilder {
   private readonly heap = new MinHeap<OpState>((x, y) => x.doneNs! < y.doneNs!);
   /** Retired operations' objects, for reuse (see advance). */
   private readonly freeOps: OpState[] = [];
+  /**
+   * Closed calls' objects, for reuse: a call is released only where it leaves every index (its
+   * task's stack, the id index, its operation's list), and its sweep points are named by number,
+   * so nothing refers to it any more. An object per entry was most of what the ledger allocated.
+   */
+  private readonly freeCalls: OpenCall[] = [];
   private readonly inst = new Map<string, OpenCall>();
   private readonly stacks = new Map<number, OpenCall[]>();
   private readonly hist = new LogHistogram();
@@ -406,6 +412,9 @@ export class LedgerBuilder {
         // An instance record held an instance at least at its entry; an entry event may have been a miss.
         this.sweepA.close(call.pa, this.opts.semantics === 'instance' ? POINT : NONE);
         if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
+        // Out of the stack, the id index and (below) the operation's list: free for reuse (its
+        // `next` is read before any entry can take it).
+        this.freeCalls.push(call);
       }
       st.calls = null;
     }
@@ -533,17 +542,17 @@ export class LedgerBuilder {
       return;
     }
     const op = this.matchOp(rec);
-    const call: OpenCall = {
-      tsNs: rec.tsNs,
-      task: rec.task,
-      op,
-      line: rec.line,
-      inst: rec.inst,
-      pa: this.sweepA.open(rec.tsNs, rec.line),
-      pd: this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1,
-      prev: null,
-      next: null,
-    };
+    // A closed call's object, when there is one (see freeCalls).
+    const call = this.freeCalls.pop() ?? { tsNs: 0, task: -1, op: undefined, line: 0, inst: undefined, pa: -1, pd: -1, prev: null, next: null };
+    call.tsNs = rec.tsNs;
+    call.task = rec.task;
+    call.op = op;
+    call.line = rec.line;
+    call.inst = rec.inst;
+    call.pa = this.sweepA.open(rec.tsNs, rec.line);
+    call.pd = this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1;
+    call.prev = null;
+    call.next = null;
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
@@ -555,6 +564,7 @@ export class LedgerBuilder {
         unlinkCall(old);
         this.sweepA.close(old.pa, this.opts.semantics === 'instance' ? POINT : NONE);
         if (old.pd >= 0) this.sweepD!.close(old.pd, POINT);
+        this.freeCalls.push(old);
       }
       this.inst.set(rec.inst, call);
     }
@@ -637,6 +647,8 @@ export class LedgerBuilder {
     } else if (this.hasOps) {
       this.foreign++;
     }
+    // Paired: out of its stack, the id index and its operation's list, so free for reuse.
+    this.freeCalls.push(call);
   }
 
   private filtered(rec: ProbeRecord): void {
