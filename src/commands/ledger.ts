@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { fileChunks } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
@@ -25,6 +25,7 @@ export interface LedgerCommandOptions {
   maxactive?: number;
   opsReorder?: number;
   opsThread?: boolean;
+  opsThreadMinMb?: number;
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json' | 'markdown';
@@ -70,6 +71,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       maxactive: eff?.value,
       opsReorder: o.opsReorder,
       opsThread: o.opsThread,
+      opsThreadMinBytes: o.opsThreadMinMb === undefined ? undefined : o.opsThreadMinMb * 1048576,
       onProgress: bar?.update,
     });
   } finally {
@@ -100,7 +102,8 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 1 KB each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--no-ops-thread', 'parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned)')
+    .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
+    .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));
 }

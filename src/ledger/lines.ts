@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 /**
@@ -154,6 +154,11 @@ export class SyncFileLines {
 
   get lastLineUnterminated(): boolean {
     return this.splitter.lastLineUnterminated;
+  }
+
+  /** The file's size in bytes when opened (0 once closed). */
+  get size(): number {
+    return this.fd === undefined ? 0 : fstatSync(this.fd).size;
   }
 
   /** The next line, or undefined at end of file. */

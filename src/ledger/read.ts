@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
@@ -16,6 +17,12 @@ import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type
  * held when records name operations (probe.jsonl), 0.2 KB for trace text.
  */
 export const DEFAULT_OPS_REORDER = 32_768;
+
+/**
+ * Smallest ops.jsonl worth a second thread: a worker takes ~40 ms to start (its own V8 and the
+ * parser's modules) and ~20 MB, while the main thread parses ~3 MB of ops lines in that time.
+ */
+export const DEFAULT_OPS_THREAD_MIN_BYTES = 32 << 20;
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -55,6 +62,12 @@ export interface ReadLedgerOptions {
   opsReorder?: number | undefined;
   /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
   opsThread?: boolean | undefined;
+  /**
+   * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
+   * DEFAULT_OPS_THREAD_MIN_BYTES): the thread's start-up is on the critical path (the ledger
+   * waits for its first operation), and below this it costs more than the parse it takes over.
+   */
+  opsThreadMinBytes?: number | undefined;
   /** The effective maxactive, when known (caps the admitted high-water ceiling). */
   maxactive?: number | undefined;
   /** Bytes read so far (for a progress bar). */
@@ -154,7 +167,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   }
 
   // node:worker_threads and the worker's module only when a thread may be used.
-  const Thread = opts.opsThread === true && opsReader !== undefined ? (await import('./opsThread.js')).OpsThread : undefined;
+  const threadPays = opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && availableParallelism() > 1;
+  const Thread = opts.opsThread === true && threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
