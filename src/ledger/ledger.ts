@@ -1,6 +1,6 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
-import { MinHeap } from './heap.js';
+import { KeyHeap } from './heap.js';
 import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
 
 /**
@@ -262,7 +262,7 @@ export class LedgerBuilder {
   private readonly opIds: boolean;
   private readonly activeByTask = new Map<number, OpState[]>();
   /** Active operations by completion time, for retiring them as the trace passes it. */
-  private readonly heap = new MinHeap<OpState>((x, y) => x.doneNs! < y.doneNs!);
+  private readonly heap = new KeyHeap<OpState>();
   /** Retired operations' objects, for reuse (see advance). */
   private readonly freeOps: OpState[] = [];
   /**
@@ -395,7 +395,7 @@ export class LedgerBuilder {
       if (list === undefined) this.activeByTask.set(rec.task, [st]);
       else list.push(st);
     }
-    if (rec.doneNs !== null) this.heap.push(st);
+    if (rec.doneNs !== null) this.heap.push(st, rec.doneNs);
   }
 
   private retire(st: OpState, stopNs: number): void {

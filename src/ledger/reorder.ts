@@ -1,4 +1,4 @@
-import { MinHeap } from './heap.js';
+import { KeyHeap } from './heap.js';
 import type { OpRecord } from './records.js';
 
 /**
@@ -28,8 +28,8 @@ export class ReorderWindow {
   private ring = new Int32Array(0);
   private head = 0;
   private count = 0;
-  // The late lines' slots (MinHeap's one sift: slots are numbers, compared through the arrays).
-  private readonly heap = new MinHeap<number>((a, b) => this.less(a, b));
+  // The late lines' slots by submit_ns, then line.
+  private readonly heap = new KeyHeap<number>();
   private max = -Infinity;
 
   /** `keepIds`: keep each operation's id (records name operations: probe.jsonl). */
@@ -78,7 +78,7 @@ export class ReorderWindow {
     this.reaches[s] = x.reachesTarget === undefined ? 2 : x.reachesTarget ? 1 : 0;
     if (this.keepIds) this.ids[s] = x.op;
     if (x.submitNs < this.max) {
-      this.heap.push(s);
+      this.heap.push(s, x.submitNs, x.line);
       return;
     }
     this.max = x.submitNs;
@@ -86,19 +86,14 @@ export class ReorderWindow {
     this.count++;
   }
 
-  /** Smallest submit_ns, then line, first. */
-  private less(a: number, b: number): boolean {
-    const sa = this.submit[a]!;
-    const sb = this.submit[b]!;
-    return sa < sb || (sa === sb && this.line[a]! < this.line[b]!);
-  }
-
   /** The smallest held line into `out`; false when none is held. */
   popInto(out: OpRecord): boolean {
     let s: number;
     const late = this.heap.peek();
-    if (this.count > 0 && (late === undefined || !this.less(late, this.ring[this.head]!))) {
-      s = this.ring[this.head]!;
+    const q = this.ring[this.head]!;
+    const lk = this.heap.peekKey();
+    if (this.count > 0 && (late === undefined || !(lk < this.submit[q]! || (lk === this.submit[q]! && this.heap.peekTie() < this.line[q]!)))) {
+      s = q;
       this.head = (this.head + 1) % this.cap;
       this.count--;
     } else if (late !== undefined) {

@@ -4,6 +4,7 @@ import type { OpRecord, ProbeRecord } from '../../src/ledger/records.js';
 import { LogHistogram } from '../../src/ledger/histogram.js';
 import fc from 'fast-check';
 import { INTERVAL, NONE, POINT, RetroSweep } from '../../src/ledger/sweep.js';
+import { KeyHeap } from '../../src/ledger/heap.js';
 
 type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string, resNs?: number];
 type O = [op: string, task: number, submit: number, done: number | null, reaches?: boolean];
@@ -172,6 +173,28 @@ describe('trace text: entry events without instance ids', () => {
     expect(r.highWater).toMatchObject({ value: 1, upper: 2, exact: false, lowerBound: true });
     expect(r.identity?.bounds.capacity_missed).toEqual({ lo: 0, hi: 1, exact: false });
     expect(r.identity?.bounds.unexplained).toEqual({ lo: 0, hi: 1, exact: false });
+  });
+});
+
+describe('key heap', () => {
+  it('pops by key, then tie, whatever the order of pushes and pops', () => {
+    const step = fc.record({ key: fc.integer({ min: 0, max: 20 }), tie: fc.integer({ min: 0, max: 5 }), pop: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300, size: 'max' }), (steps) => {
+        const h = new KeyHeap<[number, number]>();
+        const ref: [number, number][] = [];
+        for (const st of steps) {
+          if (st.pop) {
+            ref.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+            expect(h.pop()).toEqual(ref.shift());
+          } else {
+            h.push([st.key, st.tie], st.key, st.tie);
+            ref.push([st.key, st.tie]);
+          }
+          expect(h.size).toBe(ref.length);
+        }
+      }),
+    );
   });
 });
 
