@@ -60,7 +60,7 @@ export interface ReadLedgerOptions {
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
-  /** Parse ops.jsonl on a worker thread while the trace is scanned. */
+  /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
   opsThread?: boolean | undefined;
   /**
    * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
@@ -174,9 +174,9 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
     // Only probe.jsonl records can name an operation.
     wantIds = format === 'jsonl';
-    if (Thread !== undefined && opsReader !== undefined) {
+    if (Thread !== undefined && !wantIds && opsReader !== undefined) {
       opsReader.close();
-      thread = new Thread(opsFile, problems.keep, wantIds);
+      thread = new Thread(opsFile, problems.keep);
     }
     return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,

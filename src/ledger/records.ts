@@ -91,12 +91,6 @@ const V_RETURN = key('return');
 const V_FILTERED = key('filtered');
 
 /**
- * Where the last line fastOpInto accepted has its id: b[start, end), UTF-8 checked, without
- * escapes (the ops thread copies these bytes rather than decode and encode the id).
- */
-export const opIdBytes = { start: 0, end: 0 };
-
-/**
  * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
  * for the whole file); false sends the line to the full parser.
  */
@@ -117,8 +111,6 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
       if (t !== F_STR || flat.vEnd === flat.vStart) return false;
       // Trace text never names an operation: its id is not needed, so not decoded.
       op = wantId ? flat.str() : '';
-      opIdBytes.start = flat.vStart;
-      opIdBytes.end = flat.vEnd;
     } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
