@@ -6,15 +6,20 @@
  * after their task's previous one). Each shape is read as trace text (a separate entry event,
  * no instance ids) and as probe.jsonl (instance records).
  *
- * Prints events/s, wall and CPU time, peak RSS, the time of a bare line-by-line read
+ * Prints events/s (by wall time and per CPU second, with the load average: the machine may be
+ * shared, and CPU time is the steadier figure), wall and CPU time, peak RSS, the time of a bare line-by-line read
  * (node:readline) of the same files, the time of scripts/naive-pair.py (the pairing script a
  * user would write) over the same trace text, and the truth check: every figure the ledger calls
- * exact must equal the generator's truth, every bound must contain it. Nothing here asserts a time.
+ * exact must equal the generator's truth, every bound must contain it. It also times a run on a
+ * tiny trace (the fixed cost: start-up, module loading, JIT warm-up) and says what share of the
+ * smallest size's run that is, and puts each input's RSS at every size side by side.
+ * Nothing here asserts a time.
  *
  *   node dist/scripts/bench-ledger.js [--sizes 1000000,10000000] [--dir bench-out] [--shapes sorted,real] [--no-python]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LedgerResult } from '../src/ledger/ledger.js';
@@ -23,6 +28,9 @@ import { checkTruth } from './ledger-truth.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
+
+/** The 1-minute load average now, as printed next to each figure. */
+const load = (): string => `load ${os.loadavg()[0]!.toFixed(2)}`;
 
 interface ChildResult {
   ms: number;
@@ -154,6 +162,20 @@ async function bench(argv: string[]): Promise<void> {
   const base = path.resolve(get('--dir') ?? path.join(root, 'bench-out'));
   const summary: string[] = [];
   const threadRows: string[] = [];
+  // Peak RSS per input at each size, for the side-by-side flatness line.
+  const rssBy = new Map<string, string[]>();
+  let fixedCpuMs: number | undefined;
+  let fixedNote = '';
+  {
+    // The fixed cost: the same command on a trace of 1000 records.
+    const dir = path.join(base, 'gen-1000');
+    ensureTrace(dir, 1000, SHAPES[0]!);
+    const t = JSON.parse(readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth;
+    const fixed = runChild(['--child-ledger', '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'trace.txt'), '--capture-stop-ns', String(t.stop_us * 1000), '--maxactive', String(t.params.maxactive), '--nmissed-delta', String(t.nmissed), '--no-ops-thread']);
+    fixedCpuMs = fixed.cpuMs;
+    fixedNote = `fixed cost (the same command on 1000 records: start-up, module loading, first compilations): ${fixed.ms.toFixed(0)} ms wall, ${fixed.cpuMs.toFixed(0)} ms CPU, peak RSS ${fixed.maxRssMb.toFixed(0)} MB (${load()})`;
+    process.stdout.write(`${fixedNote}\n`);
+  }
   for (const n of sizes) {
     for (const shape of shapes) {
       const dir = path.join(base, shape.name === 'sorted' ? `gen-${n}` : `gen-${n}-${shape.name}`);
@@ -170,32 +192,37 @@ async function bench(argv: string[]): Promise<void> {
         const bare = runChild(['--child-bare', trace, ops]);
         // Trace text carries no counters: the miss delta and the pool come as a user gives them (a case, or flags).
         const extra = form === 'trace.txt' ? ['--nmissed-delta', String(truth.nmissed)] : [];
-        // One thread here; the second core's run (the default for trace text) follows.
+        // One thread here; the second core's run (the default for trace text with an ops.jsonl of 32 MiB or more) follows.
         const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--no-ops-thread']);
         const check = led.code === 0 && led.out ? truthLine(led.out, form === 'trace.txt' ? truth.text : truth.jsonl, form) : `exit ${led.code}`;
         const evs = records / (led.ms / 1000);
         const evsCpu = records / (led.cpuMs / 1000);
+        const ledLoad = load();
+        const key = `${shape.name} ${form}`;
+        rssBy.set(key, [...(rssBy.get(key) ?? []), `${led.maxRssMb.toFixed(0)} MB at ${n >= 1e6 ? `${n / 1e6} M` : n}`]);
+        const fixedShare = fixedCpuMs !== undefined && n === sizes[0] ? ` (fixed cost ${((100 * fixedCpuMs) / led.cpuMs).toFixed(0)} % of this run's CPU)` : '';
         const rows = [
           `${shape.name.padEnd(6)} ${form.padEnd(11)} ${String(records).padStart(9)} records ${mb.toFixed(0).padStart(5)} MiB`,
-          `ledger ${(led.ms / 1000).toFixed(2)} s wall, ${(led.cpuMs / 1000).toFixed(2)} s CPU: ${(evs / 1e6).toFixed(2)} M events/s wall, ${(evsCpu / 1e6).toFixed(2)} M/s per CPU second; peak RSS ${led.maxRssMb.toFixed(0)} MB`,
+          `ledger ${(led.ms / 1000).toFixed(2)} s wall, ${(led.cpuMs / 1000).toFixed(2)} s CPU: ${(evs / 1e6).toFixed(2)} M events/s wall, ${(evsCpu / 1e6).toFixed(2)} M/s per CPU second; peak RSS ${led.maxRssMb.toFixed(0)} MB (${ledLoad})${fixedShare}`,
           `bare readline of trace+ops ${(bare.ms / 1000).toFixed(2)} s wall, ${(bare.cpuMs / 1000).toFixed(2)} s CPU (ledger/bare: ${(led.ms / bare.ms).toFixed(2)}x wall, ${(led.cpuMs / bare.cpuMs).toFixed(2)}x CPU)`,
         ];
         if (form === 'trace.txt') {
           // The second core: ops.jsonl parsed on a worker thread while the trace is scanned.
-          const thr = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra]);
+          // Forced (--ops-thread-min-mb 0): by default a small ops.jsonl stays on the main thread.
+          const thr = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--ops-thread-min-mb', '0']);
           const same = thr.code === 0 && thr.out === led.out ? 'same report' : 'REPORT DIFFERS';
-          rows.push(`ops on a second thread (default) ${(thr.ms / 1000).toFixed(2)} s wall, ${(thr.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${thr.maxRssMb.toFixed(0)} MB: speed-up ${(led.ms / thr.ms).toFixed(2)}x wall, RSS cost ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB (${same})`);
-          threadRows.push(`${n} ${shape.name}: ops thread ${(led.ms / thr.ms).toFixed(2)}x wall, ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB RSS, ${same}`);
+          rows.push(`ops on a second thread ${(thr.ms / 1000).toFixed(2)} s wall, ${(thr.cpuMs / 1000).toFixed(2)} s CPU (both threads), peak RSS ${thr.maxRssMb.toFixed(0)} MB: speed-up ${(led.ms / thr.ms).toFixed(2)}x wall, RSS cost ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB (${same}; ${load()})`);
+          threadRows.push(`${n} ${shape.name}: ops thread ${(led.ms / thr.ms).toFixed(2)}x wall (${(records / (thr.ms / 1000) / 1e6).toFixed(2)} M events/s), ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB RSS, ${same}, ${load()}`);
         }
         if (python && form === 'trace.txt') {
           const py = runPython(ops, trace, stopNs);
           if (typeof py === 'string') rows.push(`naive-pair.py: ${py}`);
           else {
-            rows.push(`naive-pair.py ${(py.ms / 1000).toFixed(2)} s wall, ${(py.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${py.maxRssMb.toFixed(0)} MB: ledger is ${(py.ms / led.ms).toFixed(2)}x faster (wall), ${(py.cpuMs / led.cpuMs).toFixed(2)}x (CPU)`);
-            summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s, ${led.maxRssMb.toFixed(0)} MB, ${(py.cpuMs / led.cpuMs).toFixed(2)}x Python (CPU), ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}`);
+            rows.push(`naive-pair.py ${(py.ms / 1000).toFixed(2)} s wall, ${(py.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${py.maxRssMb.toFixed(0)} MB: ledger is ${(py.ms / led.ms).toFixed(2)}x faster (wall), ${(py.cpuMs / led.cpuMs).toFixed(2)}x (CPU) (${load()})`);
+            summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s wall, ${(evsCpu / 1e6).toFixed(2)} M/s per CPU s, ${led.maxRssMb.toFixed(0)} MB, ${(py.cpuMs / led.cpuMs).toFixed(2)}x Python (CPU), ${(py.ms / led.ms).toFixed(2)}x (wall), ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}, ${ledLoad}`);
           }
         } else {
-          summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s, ${led.maxRssMb.toFixed(0)} MB, ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}`);
+          summary.push(`${n} ${shape.name} ${form}: ${(evs / 1e6).toFixed(2)} M events/s wall, ${(evsCpu / 1e6).toFixed(2)} M/s per CPU s, ${led.maxRssMb.toFixed(0)} MB, ${check.startsWith('OK') ? 'truth OK' : 'TRUTH WRONG'}, ${ledLoad}`);
         }
         rows.push(`truth: ${check}`);
         process.stdout.write(`${rows.join('\n    ')}\n`);
@@ -203,7 +230,9 @@ async function bench(argv: string[]): Promise<void> {
     }
   }
   process.stdout.write(`\nsummary (targets: >= 1 M events/s, RSS < 256 MB and flat in length, >= 3x the Python reference):\n  ${summary.join('\n  ')}\n`);
+  process.stdout.write(`peak RSS by length:\n  ${[...rssBy].map(([k, v]) => `${k.padEnd(18)} ${v.join(', ')}`).join('\n  ')}\n`);
   process.stdout.write(`second core (trace text):\n  ${threadRows.join('\n  ')}\n`);
+  process.stdout.write(`${fixedNote}\n`);
 }
 
 const argv = process.argv.slice(2);

@@ -57,6 +57,7 @@ export async function versions(rulesDir: string): Promise<Versions> {
 
 /** The versions of this tool with its shipped rules (for commands that take no --rules). */
 export async function shippedVersions(): Promise<Versions> {
-  const { defaultRulesDir } = await import('./rules/load.js');
-  return versions(defaultRulesDir());
+  // The shipped rules sit at the package root (rules/load.ts defaultRulesDir says the same):
+  // importing that module to ask would load the rule parser and zod (~60 ms) for a path.
+  return versions(path.join(packageRoot(), 'rules'));
 }

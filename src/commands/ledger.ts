@@ -3,15 +3,14 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
-import { loadCase, updateCaseFile } from '../case/load.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { DEFAULT_OPS_REORDER, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
+import { fileChunks } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 import { snakeKeys } from '../report/json.js';
-import { formatJsonMarkdown } from '../report/markdown.js';
 import { shippedVersions } from '../version.js';
 
 export interface LedgerCommandOptions {
@@ -26,6 +25,7 @@ export interface LedgerCommandOptions {
   maxactive?: number;
   opsReorder?: number;
   opsThread?: boolean;
+  opsThreadMinMb?: number;
   captureStartNs?: number;
   captureStopNs?: number;
   format: 'text' | 'json' | 'markdown';
@@ -34,19 +34,20 @@ export interface LedgerCommandOptions {
 }
 
 /** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
-async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream; size: number | undefined }> {
-  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined };
+async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer>; size: number | undefined; close: () => Promise<void> }> {
+  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined, close: async () => undefined };
   const { handle, size } = await openInput(path.resolve(ctx.io.cwd, trace), 'trace file (or - for stdin)').catch((err: unknown) => {
     // Name the file as the user typed it.
     if (err instanceof InputError) throw new InputError({ file: trace }, err.expected, err.got);
     throw err;
   });
-  return { name: trace, stream: handle.createReadStream({ highWaterMark: 1 << 20 }), size };
+  return { name: trace, stream: fileChunks(handle), size, close: () => handle.close() };
 }
 
 /** Run the ledger for the command and the benchmark alike. */
 export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): Promise<{ view: LedgerView; report: LedgerReport }> {
-  const loaded = o.case === undefined ? undefined : await loadCase(path.resolve(ctx.io.cwd, o.case));
+  // The case loader (zod and the YAML parser: a third of a 1 M-record run's fixed cost) only when a case is given.
+  const loaded = o.case === undefined ? undefined : await (await import('../case/load.js')).loadCase(path.resolve(ctx.io.cwd, o.case));
   const fromCase = loaded === undefined ? undefined : caseInputs(loaded.data);
   if (o.ops === '-') throw new InputError({}, '--ops: a file (only --trace may read stdin)', '-');
   if (o.captureStartNs !== undefined && o.captureStopNs !== undefined && o.captureStartNs > o.captureStopNs) {
@@ -70,13 +71,14 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       maxactive: eff?.value,
       opsReorder: o.opsReorder,
       opsThread: o.opsThread,
+      opsThreadMinBytes: o.opsThreadMinMb === undefined ? undefined : o.opsThreadMinMb * 1048576,
       onProgress: bar?.update,
     });
   } finally {
     bar?.done();
     // A failure before the trace was read (a bad --ops) must still close the trace file: an open
     // FileHandle left to the garbage collector prints a warning of its own on stderr.
-    if (o.trace !== '-') (t.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    await t.close();
   }
   // Problems name files as the user typed them, not as resolved.
   if (o.ops !== undefined) {
@@ -99,8 +101,9 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .addOption(new Option('--entry-semantics <kind>', 'what an entry record means: instance (an entry handler ran) or event (a separate entry kprobe); default from the format').choices(['instance', 'event']))
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
-    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 1 KB each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--no-ops-thread', 'parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned)')
+    .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 140 bytes each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
+    .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
+    .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));
 }
@@ -115,10 +118,10 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);
-      if (opts.case !== undefined) await updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
+      if (opts.case !== undefined) await (await import('../case/load.js')).updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));
       const data = opts.format === 'text' ? {} : { ...(snakeKeys(ledgerJson(view)) as Record<string, unknown>), ...(await shippedVersions()) };
       if (opts.format === 'json') ctx.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
-      else if (opts.format === 'markdown') ctx.io.stdout(formatJsonMarkdown('kretprobe-triage ledger', data));
+      else if (opts.format === 'markdown') ctx.io.stdout((await import('../report/markdown.js')).formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
       ctx.exit(0);

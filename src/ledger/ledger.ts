@@ -1,7 +1,7 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
-import { MinHeap } from './heap.js';
-import { INTERVAL, NONE, POINT, RetroSweep, type SweepPoint } from './sweep.js';
+import { KeyHeap } from './heap.js';
+import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
 
 /**
  * The operation ledger: pairs probe records into calls, binds calls to the independent
@@ -100,9 +100,9 @@ interface OpenCall {
   op: OpState | undefined;
   line: number;
   inst: string | undefined;
-  /** Its points in the admitted and the demand sweeps. */
-  pa: SweepPoint;
-  pd: SweepPoint | undefined;
+  /** Its points in the admitted and the demand sweeps (-1: no demand sweep). */
+  pa: number;
+  pd: number;
   /** Neighbours in `op.calls`. */
   prev: OpenCall | null;
   next: OpenCall | null;
@@ -262,7 +262,15 @@ export class LedgerBuilder {
   private readonly opIds: boolean;
   private readonly activeByTask = new Map<number, OpState[]>();
   /** Active operations by completion time, for retiring them as the trace passes it. */
-  private readonly heap = new MinHeap<OpState>((x, y) => x.doneNs! < y.doneNs!);
+  private readonly heap = new KeyHeap<OpState>();
+  /** Retired operations' objects, for reuse (see advance). */
+  private readonly freeOps: OpState[] = [];
+  /**
+   * Closed calls' objects, for reuse: a call is released only where it leaves every index (its
+   * task's stack, the id index, its operation's list), and its sweep points are named by number,
+   * so nothing refers to it any more. An object per entry was most of what the ledger allocated.
+   */
+  private readonly freeCalls: OpenCall[] = [];
   private readonly inst = new Map<string, OpenCall>();
   private readonly stacks = new Map<number, OpenCall[]>();
   private readonly hist = new LogHistogram();
@@ -358,21 +366,20 @@ export class LedgerBuilder {
       if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
       throw new Error(`line ${rec.line}: expected ${expected}; got ${got}`);
     }
-    const st: OpState = {
-      op: rec.op,
-      task: rec.task,
-      submitNs: rec.submitNs,
-      doneNs: rec.doneNs,
-      line: rec.line,
-      eligible: rec.reachesTarget !== false,
-      entries: 0,
-      open: 0,
-      returned: 0,
-      filtered: 0,
-      active: true,
-      uncertain: false,
-      calls: null,
-    };
+    const st = this.freeOps.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: null };
+    st.op = rec.op;
+    st.task = rec.task;
+    st.submitNs = rec.submitNs;
+    st.doneNs = rec.doneNs;
+    st.line = rec.line;
+    st.eligible = rec.reachesTarget !== false;
+    st.entries = 0;
+    st.open = 0;
+    st.returned = 0;
+    st.filtered = 0;
+    st.active = true;
+    st.uncertain = false;
+    st.calls = null;
     if (this.opIds) {
       const prev = this.activeById.get(rec.op);
       if (prev !== undefined) {
@@ -388,7 +395,7 @@ export class LedgerBuilder {
       if (list === undefined) this.activeByTask.set(rec.task, [st]);
       else list.push(st);
     }
-    if (rec.doneNs !== null) this.heap.push(st);
+    if (rec.doneNs !== null) this.heap.push(st, rec.doneNs);
   }
 
   private retire(st: OpState, stopNs: number): void {
@@ -404,7 +411,10 @@ export class LedgerBuilder {
         this.abandoned++;
         // An instance record held an instance at least at its entry; an entry event may have been a miss.
         this.sweepA.close(call.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
+        // Out of the stack, the id index and (below) the operation's list: free for reuse (its
+        // `next` is read before any entry can take it).
+        this.freeCalls.push(call);
       }
       st.calls = null;
     }
@@ -464,6 +474,10 @@ export class LedgerBuilder {
     while (top !== undefined && top.doneNs! < ts) {
       this.heap.pop();
       this.retire(top, ts);
+      // Retired here, it is in no index, and its unreturned calls were closed with it: nothing
+      // refers to it any more, so the next operation reuses the object (a quarter of the
+      // ledger's allocation was one of these per operation).
+      if (top.calls === null) this.freeOps.push(top);
       top = this.heap.peek();
     }
   }
@@ -528,17 +542,17 @@ export class LedgerBuilder {
       return;
     }
     const op = this.matchOp(rec);
-    const call: OpenCall = {
-      tsNs: rec.tsNs,
-      task: rec.task,
-      op,
-      line: rec.line,
-      inst: rec.inst,
-      pa: this.sweepA.open(rec.tsNs, rec.line),
-      pd: this.sweepD?.open(rec.tsNs, rec.line),
-      prev: null,
-      next: null,
-    };
+    // A closed call's object, when there is one (see freeCalls).
+    const call = this.freeCalls.pop() ?? { tsNs: 0, task: -1, op: undefined, line: 0, inst: undefined, pa: -1, pd: -1, prev: null, next: null };
+    call.tsNs = rec.tsNs;
+    call.task = rec.task;
+    call.op = op;
+    call.line = rec.line;
+    call.inst = rec.inst;
+    call.pa = this.sweepA.open(rec.tsNs, rec.line);
+    call.pd = this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1;
+    call.prev = null;
+    call.next = null;
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
@@ -549,7 +563,8 @@ export class LedgerBuilder {
         this.openCount--;
         unlinkCall(old);
         this.sweepA.close(old.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (old.pd !== undefined) this.sweepD!.close(old.pd, POINT);
+        if (old.pd >= 0) this.sweepD!.close(old.pd, POINT);
+        this.freeCalls.push(old);
       }
       this.inst.set(rec.inst, call);
     }
@@ -616,7 +631,7 @@ export class LedgerBuilder {
     this.openCount--;
     this.paired++;
     this.sweepA.close(call.pa, INTERVAL);
-    if (call.pd !== undefined) this.sweepD!.close(call.pd, INTERVAL);
+    if (call.pd >= 0) this.sweepD!.close(call.pd, INTERVAL);
     const d = rec.tsNs - call.tsNs;
     if (d < 0) {
       this.negative++;
@@ -632,6 +647,8 @@ export class LedgerBuilder {
     } else if (this.hasOps) {
       this.foreign++;
     }
+    // Paired: out of its stack, the id index and its operation's list, so free for reuse.
+    this.freeCalls.push(call);
   }
 
   private filtered(rec: ProbeRecord): void {
@@ -688,12 +705,12 @@ export class LedgerBuilder {
     for (const stack of this.stacks.values()) {
       for (const call of stack) {
         this.sweepA.close(call.pa, endHow);
-        if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
       }
     }
     for (const call of this.inst.values()) {
       this.sweepA.close(call.pa, endHow);
-      if (call.pd !== undefined) this.sweepD!.close(call.pd, POINT);
+      if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
     }
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;

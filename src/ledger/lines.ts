@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 /**
  * Line splitting over bytes with bounded memory: lines are handed out as ranges of the read
@@ -82,8 +83,23 @@ export class LineSplitter {
   }
 }
 
-/** Split a readable stream into lines, calling `sink` synchronously per line. */
-export async function forEachLine(stream: NodeJS.ReadableStream, sink: LineSink, onChunk?: (bytes: number) => void): Promise<LineSplitter> {
+/**
+ * A file's bytes in chunks read into one buffer, reused for every chunk: the splitter is done
+ * with a chunk (and has copied the unfinished line) before the next read. A read stream
+ * allocates a fresh 1 MB buffer per chunk instead, and those, freed only when a collection
+ * finds them, let the resident size creep up with the length of the file.
+ */
+export async function* fileChunks(handle: FileHandle, size = 1 << 20): AsyncGenerator<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  for (;;) {
+    const { bytesRead } = await handle.read(buf, 0, size, null);
+    if (bytesRead === 0) return;
+    yield buf.subarray(0, bytesRead);
+  }
+}
+
+/** Split a readable stream (or any source of chunks) into lines, calling `sink` synchronously per line. */
+export async function forEachLine(stream: NodeJS.ReadableStream | AsyncIterable<Buffer>, sink: LineSink, onChunk?: (bytes: number) => void): Promise<LineSplitter> {
   const splitter = new LineSplitter(sink);
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -138,6 +154,11 @@ export class SyncFileLines {
 
   get lastLineUnterminated(): boolean {
     return this.splitter.lastLineUnterminated;
+  }
+
+  /** The file's size in bytes when opened (0 once closed). */
+  get size(): number {
+    return this.fd === undefined ? 0 : fstatSync(this.fd).size;
   }
 
   /** The next line, or undefined at end of file. */

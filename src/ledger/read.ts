@@ -1,64 +1,28 @@
+import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
-import { MinHeap } from './heap.js';
-import { OpsThread } from './opsThread.js';
+import type { OpsThread } from './opsThread.js';
+import { ReorderWindow } from './reorder.js';
 import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
 
 /**
  * How far ops.jsonl may be out of submit order: the reader holds this many operation lines ahead
  * and hands them out smallest submit_ns first. A line further out of place than that arrives after
  * the trace has passed its submit time, and the ledger refuses it (exit 2, naming the line) rather
- * than count its records as foreign. Memory grows with the window: measured about 1 KB per line
- * held when records name operations (probe.jsonl), 0.2 KB for trace text.
+ * than count its records as foreign. Memory grows with the window: measured about 140 bytes per
+ * line held when records name operations (probe.jsonl, the id string), 55 bytes for trace text.
  */
 export const DEFAULT_OPS_REORDER = 32_768;
 
 /**
- * The reorder window: lines in submit order so far queue first-in first-out (a sorted file costs
- * a queue, not a heap); a line below the largest submit_ns seen goes to a heap. The smallest of
- * the two heads comes out once more than `size` lines are held.
+ * Smallest ops.jsonl worth a second thread: a worker takes ~40 ms to start (its own V8 and the
+ * parser's modules) and ~20 MB, while the main thread parses ~3 MB of ops lines in that time.
  */
-class ReorderWindow {
-  private ring: Array<OpRecord | undefined> = [];
-  private head = 0;
-  private count = 0;
-  // The late lines, smallest submit_ns (then line) first.
-  private readonly heap = new MinHeap<OpRecord>((x, y) => x.submitNs < y.submitNs || (x.submitNs === y.submitNs && x.line < y.line));
-  private max = -Infinity;
-  get size(): number {
-    return this.count + this.heap.size;
-  }
-  push(x: OpRecord): void {
-    if (x.submitNs < this.max) {
-      this.heap.push(x);
-      return;
-    }
-    this.max = x.submitNs;
-    if (this.count === this.ring.length) {
-      // Grow (the window fills once): unroll the ring into a larger one.
-      const next: Array<OpRecord | undefined> = new Array(Math.max(16, this.ring.length * 2));
-      for (let i = 0; i < this.count; i++) next[i] = this.ring[(this.head + i) % this.ring.length];
-      this.ring = next;
-      this.head = 0;
-    }
-    this.ring[(this.head + this.count) % this.ring.length] = x;
-    this.count++;
-  }
-  pop(): OpRecord | undefined {
-    const q = this.count > 0 ? this.ring[this.head]! : undefined;
-    const h = this.heap.peek();
-    if (q === undefined) return this.heap.pop();
-    if (h !== undefined && (h.submitNs < q.submitNs || (h.submitNs === q.submitNs && h.line < q.line))) return this.heap.pop();
-    this.ring[this.head] = undefined;
-    this.head = (this.head + 1) % this.ring.length;
-    this.count--;
-    return q;
-  }
-}
+export const DEFAULT_OPS_THREAD_MIN_BYTES = 32 << 20;
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -84,7 +48,8 @@ export class ProblemLog {
 export interface ReadLedgerOptions {
   /** Path of ops.jsonl (read with a pull reader, so it must be a file, not stdin). */
   opsFile?: string | undefined;
-  trace: { name: string; stream: NodeJS.ReadableStream };
+  /** The probe records: a stream, or chunks from lines.ts fileChunks (one reused buffer). */
+  trace: { name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer> };
   format?: TraceFormat | 'auto' | undefined;
   events?: TraceLineOptions | undefined;
   semantics?: EntrySemantics | undefined;
@@ -97,6 +62,12 @@ export interface ReadLedgerOptions {
   opsReorder?: number | undefined;
   /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
   opsThread?: boolean | undefined;
+  /**
+   * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
+   * DEFAULT_OPS_THREAD_MIN_BYTES): the thread's start-up is on the critical path (the ledger
+   * waits for its first operation), and below this it costs more than the parse it takes over.
+   */
+  opsThreadMinBytes?: number | undefined;
   /** The effective maxactive, when known (caps the admitted high-water ceiling). */
   maxactive?: number | undefined;
   /** Bytes read so far (for a progress bar). */
@@ -141,20 +112,16 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
     opsFile = opts.opsFile;
     opsReader = new SyncFileLines(openInputSync(opsFile, 'ops.jsonl file'));
   }
-  // Held lines live in pooled objects (allocated once per slot of the window, not once per line).
-  const pool: OpRecord[] = [];
-  let lastOut: OpRecord | undefined;
+  // One object carries each line from the parser into the window, and one each line out of it
+  // (the builder copies what it keeps before it pulls again).
+  const slot: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+  const out: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
   let wantIds = true;
   let thread: OpsThread | undefined;
   const readOp = opsReader === undefined
     ? undefined
     : (): OpRecord | undefined => {
-        if (thread !== undefined) {
-          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
-          if (thread.next(slot)) return slot;
-          pool.push(slot);
-          return undefined;
-        }
+        if (thread !== undefined) return thread.next(slot) ? slot : undefined;
         for (;;) {
           const l = opsReader!.next();
           if (l === undefined) return undefined;
@@ -164,12 +131,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
             continue;
           }
           if (isBlankLine(l.b, l.start, l.end)) continue;
-          const slot = pool.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
           if (fastOpInto(slot, l.b, l.start, l.end, l.no, wantIds)) {
             opsValid++;
             return slot;
           }
-          pool.push(slot);
           const r = fullOpBytes(l.b, l.start, l.end, l.no);
           if (r.ok) {
             opsValid++;
@@ -180,22 +145,20 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
         }
       };
   // The reorder window: lines are held until `reorder` more have been read, then handed out in
-  // submit order (held copies, so the builder may keep what it is given).
+  // submit order. Made with the builder, once the format says whether ids are needed.
   const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
-  const held = new ReorderWindow();
+  let held: ReorderWindow | undefined;
   let opsEnd = false;
   const nextOp = readOp === undefined
     ? undefined
     : (): OpRecord | undefined => {
-        // The builder has copied what it keeps of the last one handed out: its slot is free again.
-        if (lastOut !== undefined) pool.push(lastOut);
+        held ??= new ReorderWindow(wantIds);
         while (!opsEnd && held.size <= reorder) {
           const op = readOp();
           if (op === undefined) opsEnd = true;
           else held.push(op);
         }
-        lastOut = held.pop();
-        return lastOut;
+        return held.popInto(out) ? out : undefined;
       };
   function addOpsProblem(p: ReportedProblem): void {
     opsProblems++;
@@ -203,14 +166,17 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
     problems.add(p);
   }
 
+  // node:worker_threads and the worker's module only when a thread may be used.
+  const threadPays = opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && availableParallelism() > 1;
+  const Thread = opts.opsThread === true && threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
     // Only probe.jsonl records can name an operation.
     wantIds = format === 'jsonl';
-    if (opts.opsThread === true && !wantIds && opsReader !== undefined) {
+    if (Thread !== undefined && !wantIds && opsReader !== undefined) {
       opsReader.close();
-      thread = new OpsThread(opsFile, problems.keep);
+      thread = new Thread(opsFile, problems.keep);
     }
     return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,

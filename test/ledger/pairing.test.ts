@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { LedgerBuilder, type EntrySemantics, type LedgerResult } from '../../src/ledger/ledger.js';
 import type { OpRecord, ProbeRecord } from '../../src/ledger/records.js';
 import { LogHistogram } from '../../src/ledger/histogram.js';
-import { INTERVAL, NONE, RetroSweep } from '../../src/ledger/sweep.js';
+import fc from 'fast-check';
+import { INTERVAL, NONE, POINT, RetroSweep } from '../../src/ledger/sweep.js';
+import { KeyHeap } from '../../src/ledger/heap.js';
 
 type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string, resNs?: number];
 type O = [op: string, task: number, submit: number, done: number | null, reaches?: boolean];
@@ -174,6 +176,28 @@ describe('trace text: entry events without instance ids', () => {
   });
 });
 
+describe('key heap', () => {
+  it('pops by key, then tie, whatever the order of pushes and pops', () => {
+    const step = fc.record({ key: fc.integer({ min: 0, max: 20 }), tie: fc.integer({ min: 0, max: 5 }), pop: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300, size: 'max' }), (steps) => {
+        const h = new KeyHeap<[number, number]>();
+        const ref: [number, number][] = [];
+        for (const st of steps) {
+          if (st.pop) {
+            ref.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+            expect(h.pop()).toEqual(ref.shift());
+          } else {
+            h.push([st.key, st.tie], st.key, st.tie);
+            ref.push([st.key, st.tie]);
+          }
+          expect(h.size).toBe(ref.length);
+        }
+      }),
+    );
+  });
+});
+
 describe('retroactive high-water sweep', () => {
   it('counts only what resolves as counted, and names the first point to reach the mark', () => {
     const s = new RetroSweep();
@@ -204,6 +228,57 @@ describe('retroactive high-water sweep', () => {
     s.close(stuck, INTERVAL);
     expect(s.value).toBe(2);
     expect(s.at).toBe(10);
+  });
+
+  it('equals the definition on any order of opens and closes (also closes repeated, like the end of capture does)', () => {
+    // A script: each step opens a call, or closes an open one as INTERVAL, POINT or NONE.
+    // Mostly INTERVAL closes of recent calls while an old call stays open: many resolved points, so the pruning (and its ties) runs.
+    const step = fc.record({ open: fc.boolean(), pick: fc.nat(), how: fc.constantFrom(INTERVAL, INTERVAL, INTERVAL, POINT, NONE), again: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 600, size: 'max' }), (steps) => {
+        const s = new RetroSweep();
+        const calls: { h: number; at: number; open: number; close: number; how: number }[] = [];
+        const open: number[] = [];
+        let clock = 0;
+        for (const st of steps) {
+          clock++;
+          if (st.open || open.length === 0) {
+            calls.push({ h: s.open(clock * 10, clock), at: clock * 10, open: clock, close: Infinity, how: NONE });
+            open.push(calls.length - 1);
+          } else {
+            const k = open.splice(open.length - 1 - (st.pick % Math.min(open.length, 3)), 1)[0]!;
+            const c = calls[k]!;
+            c.close = clock;
+            c.how = st.how;
+            s.close(c.h, st.how);
+            // A second close of the same call changes nothing.
+            if (st.again) s.close(c.h, INTERVAL);
+          }
+        }
+        for (const k of open) {
+          calls[k]!.close = clock + 1;
+          s.close(calls[k]!.h, NONE);
+        }
+        // The definition: at each entry instant, the calls counted over it.
+        let best = 0;
+        let bestAt: number | undefined;
+        let bestLine: number | undefined;
+        for (const p of calls) {
+          let v = 0;
+          for (const c of calls) {
+            if (c.how === INTERVAL && c.open <= p.open && c.close > p.open) v++;
+            else if (c.how === POINT && c === p) v++;
+          }
+          if (v > best) {
+            best = v;
+            bestAt = p.at;
+            bestLine = p.open;
+          }
+        }
+        expect([s.value, s.at, s.line]).toEqual([best, bestAt, bestLine]);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('lets final points go while some call is always open (a chain of overlapping calls)', () => {

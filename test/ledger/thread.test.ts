@@ -27,7 +27,8 @@ afterAll(async () => {
 
 describe('ledger: ops.jsonl on a second thread', () => {
   it('gives the same report as the single-threaded reader, problems included', () => {
-    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--capture-stop-ns', String(stopNs), '--format', 'json'];
+    // A small ops.jsonl takes the thread only when told to (--ops-thread-min-mb 0).
+    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(0);
@@ -40,7 +41,7 @@ describe('ledger: ops.jsonl on a second thread', () => {
   });
 
   it('refuses an operation past the reorder window the same way', () => {
-    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--ops-reorder', '1'];
+    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--ops-reorder', '1', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(2);
