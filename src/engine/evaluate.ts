@@ -73,14 +73,28 @@ export interface RunnerStats {
 /** Bound on remembered outcomes per condition: bulk audits repeat combinations, but not forever. */
 const MEMO_LIMIT = 4096;
 
-function valueKey(v: FactValue | undefined): string {
-  if (v === undefined) return '?';
-  if (Array.isArray(v)) return `a${JSON.stringify(v)}`;
-  return `${typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : 'b'}${String(v)}`;
+/**
+ * A fact value as a memo key. Scalars are their own key (a Map keeps 28, '28' and true apart, and
+ * takes none of them for another); a list is one object per distinct content; unknown is its own
+ * symbol. No string is built per fact and case.
+ */
+type MemoKey = string | number | boolean | symbol | object;
+const UNKNOWN_KEY = Symbol('unknown');
+const LISTS = new Map<string, object>();
+function valueKey(v: FactValue | undefined): MemoKey {
+  if (v === undefined) return UNKNOWN_KEY;
+  if (!Array.isArray(v)) return v;
+  const json = JSON.stringify(v);
+  let key = LISTS.get(json);
+  if (!key) {
+    key = Object.freeze({ list: json });
+    if (LISTS.size < 4096) LISTS.set(json, key);
+  }
+  return key;
 }
 
 /** Remembered outcomes of one condition: a trie keyed by the value of each fact it reads, in order. */
-type Trie = Map<string, Trie | Outcome>;
+type Trie = Map<MemoKey, Trie | Outcome>;
 interface Remembered {
   id: string;
   /** The facts it reads, as indices into the runner's referenced facts (sorted by name). */
@@ -90,7 +104,7 @@ interface Remembered {
 }
 
 /** The key of a condition that reads no fact. */
-const NOTHING = '';
+const NOTHING: MemoKey = Symbol('nothing');
 
 /**
  * A json-rules-engine instance holding a fixed set of conditions, reused for every case.
@@ -124,9 +138,9 @@ export class ConditionRunner {
   async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
     const value = (name: string) => extra[name] ?? facts.values.get(name);
     // Each fact's part of the keys is made once per run, however many conditions read it.
-    const parts: Array<string | undefined> = new Array(this.referenced.length);
+    const parts: Array<MemoKey | undefined> = new Array(this.referenced.length);
     const part = (i: number) => (parts[i] ??= valueKey(value(this.referenced[i]!)));
-    const keysOf = (c: Remembered): string[] => (c.reads.length ? c.reads.map(part) : [NOTHING]);
+    const keysOf = (c: Remembered): MemoKey[] => (c.reads.length ? c.reads.map(part) : [NOTHING]);
     const out = new Map<string, Outcome>();
     for (const c of this.conditions) {
       let node: Trie | Outcome | undefined = c.reads.length ? c.root : c.root.get(NOTHING);
