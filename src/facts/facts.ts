@@ -111,9 +111,15 @@ const PLAN = plan(DERIVATIONS, new Set(BASE_FACTS.map((f) => f.name)));
 
 export const DERIVED_FACTS: readonly DerivedFact[] = DERIVATIONS.map((d) => ({ name: d.name, description: d.description, basis: d.basis, type: d.type, inputs: d.inputs }));
 
-/** Each case field's place in the format, and the objects that hold fields. */
-const BASE_INDEX = new Map(BASE_FACTS.map((f, i) => [f.name, i]));
-const SECTIONS = new Set(BASE_FACTS.flatMap((f) => f.name.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
+/** The case format as a tree of keys: a field's place in BASE_FACTS, or the keys of a section. */
+interface Section { [key: string]: number | Section }
+const FORMAT: Section = Object.create(null) as Section;
+BASE_FACTS.forEach((f, i) => {
+  const keys = f.name.split('.');
+  let node = FORMAT;
+  for (const k of keys.slice(0, -1)) node = (node[k] ??= Object.create(null) as Section) as Section;
+  node[keys[keys.length - 1]!] = i;
+});
 
 /** Names, types and descriptions of every fact a rule may use. */
 export interface CatalogueEntry { type: string; description: string; values?: string[]; derived: boolean; basis?: string }
@@ -127,19 +133,18 @@ export function caseFacts(c: Case): Facts {
   // The fields the case has, found by walking its own keys (a case sets a few of the ~200
   // fields), then known in the order of the format whatever order the file gave them in.
   const found: Array<[number, FactValue]> = [];
-  const collect = (node: Record<string, unknown>, prefix: string) => {
+  const collect = (node: Record<string, unknown>, format: Section) => {
     for (const key of Object.keys(node)) {
-      const name = prefix === '' ? key : `${prefix}.${key}`;
       const v = node[key];
-      const at = BASE_INDEX.get(name);
-      if (at !== undefined) {
+      const at = format[key];
+      if (typeof at === 'number') {
         if (v !== undefined && v !== null && v !== UNKNOWN) found.push([at, v as FactValue]);
-      } else if (SECTIONS.has(name) && v !== null && typeof v === 'object') {
-        collect(v as Record<string, unknown>, name);
+      } else if (at !== undefined && v !== null && typeof v === 'object') {
+        collect(v as Record<string, unknown>, at);
       }
     }
   };
-  collect(c as unknown as Record<string, unknown>, '');
+  collect(c as unknown as Record<string, unknown>, FORMAT);
   found.sort((a, b) => a[0] - b[0]);
   const values = new Map<string, FactValue>();
   for (const [at, v] of found) values.set(BASE_FACTS[at]!.name, v);
