@@ -102,7 +102,7 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 140 bytes each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default, with trace text, a second thread parses it while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
+    .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default a second thread parses it and puts it into submit order while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
     .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));

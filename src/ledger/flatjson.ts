@@ -100,15 +100,17 @@ export class FlatJson {
     const ks = i + 1;
     let k = ks;
     let h = 0;
+    let high = 0;
     for (;;) {
       if (k >= end) return -1;
       const d = s[k]!;
       if (d === 34) break;
       if (d === 92 || d < 32) return -1;
       h = (Math.imul(h, 31) + d) | 0;
-      this.high |= d;
+      high |= d;
       k++;
     }
+    this.high |= high;
     this.keyStart = ks;
     this.keyEnd = k;
     this.keyHash = h;
@@ -121,17 +123,17 @@ export class FlatJson {
     if (c === 34) {
       const vs = i + 1;
       k = vs;
-      let high = 0;
+      let vHigh = 0;
       for (;;) {
         if (k >= end) return -1;
         const d = s[k]!;
         if (d === 34) break;
         if (d === 92 || d < 32) return -1;
-        high |= d;
+        vHigh |= d;
         k++;
       }
-      this.ascii = high < 128;
-      this.high |= high;
+      this.ascii = vHigh < 128;
+      this.high |= vHigh;
       this.type = F_STR;
       this.vStart = vs;
       this.vEnd = k;

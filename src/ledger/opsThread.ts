@@ -1,33 +1,58 @@
 import { Worker } from 'node:worker_threads';
-import { MAX_LINE, SyncFileLines } from './lines.js';
-import { fastOpInto, fullOpBytes, type OpRecord } from './records.js';
+import { SyncFileLines } from './lines.js';
+import { OrderedOps } from './opsSource.js';
+import type { OpRecord } from './records.js';
 
 /**
- * ops.jsonl parsed on a second thread while the main thread scans the trace (trace text only:
- * its operations need no id, so a record is numbers only). The worker writes records into a
- * ring in shared memory; the ledger pulls them synchronously, waiting (Atomics.wait) only when
- * the ring is empty. Problems and counts come back as one message at the end.
+ * ops.jsonl parsed and put into submit order on a second thread while the main thread scans the
+ * trace. The worker writes records into a ring in shared memory, an operation's id (when records
+ * name operations: probe.jsonl) as bytes into a second ring; the ledger pulls them synchronously,
+ * waiting (Atomics.wait) only when the ring is empty. Problems and counts come back as one
+ * message at the end.
  */
 
 const SLOTS = 1 << 15;
-/** Header (Int32): [0] records written, [1] records read, [2] done flag. */
+/** The id bytes' ring: any id fits (a line is at most MAX_LINE, 64 KiB). */
+const ID_BYTES = 1 << 21;
+/**
+ * Header (Int32): [0] records written, [1] records read, [2] done flag, [3] the worker waits for
+ * room, [4] the ledger waits for records. A side wakes the other (a system call) only when that
+ * one says it waits; it sets the flag, then checks again, then sleeps, so no wake-up is lost.
+ */
 const H_WRITTEN = 0;
 const H_READ = 1;
 const H_DONE = 2;
+const H_WORKER_WAITS = 3;
+const H_LEDGER_WAITS = 4;
+/** Once the ring is full, the worker waits until this many slots are free (fewer, longer waits). */
+const REFILL = SLOTS >> 2;
+/** The ledger says what it has read every this many records (and whenever it waits). */
+const READ_EVERY = 4096;
+const NUM_AT = 32;
+const INT_AT = NUM_AT + SLOTS * 24;
+const ID_AT = INT_AT + SLOTS * 16;
+const SAB_BYTES = ID_AT + ID_BYTES;
 
 interface Shared {
   header: Int32Array;
-  num: Float64Array; // submit, done (NaN: null) per slot
-  int: Int32Array; // task, line, reaches (0 false, 1 true, 2 absent) per slot
+  /** submit, done (NaN: null), the id's first byte (a position that only grows) per slot. */
+  num: Float64Array;
+  /** task, line, flags (reaches: 0 false, 1 true, 2 absent; +4: the id is ASCII), id length per slot. */
+  int: Int32Array;
+  ids: Buffer;
 }
 
 function views(sab: SharedArrayBuffer): Shared {
   return {
-    header: new Int32Array(sab, 0, 4),
-    num: new Float64Array(sab, 16, SLOTS * 2),
-    int: new Int32Array(sab, 16 + SLOTS * 16, SLOTS * 3),
+    header: new Int32Array(sab, 0, 8),
+    num: new Float64Array(sab, NUM_AT, SLOTS * 3),
+    int: new Int32Array(sab, INT_AT, SLOTS * 4),
+    ids: Buffer.from(sab, ID_AT, ID_BYTES),
   };
 }
+
+/** Buffer's own latin1 decoder (see flatjson.ts): ASCII bytes decode the same as latin1. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
 
 export interface OpsProblem {
   line: number;
@@ -42,85 +67,90 @@ export interface OpsThreadEnd {
   problemCount: number;
 }
 
-/** The worker's side: read, parse, write records; wait when the ring is full. */
-export function runOpsWorker(file: string, sab: SharedArrayBuffer, keep: number): OpsThreadEnd {
-  const s = views(sab);
-  const reader = new SyncFileLines(file);
-  const rec: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+export interface OpsWorkerData {
+  file: string;
+  sab: SharedArrayBuffer;
+  keep: number;
+  keepIds: boolean;
+  reorder: number;
+}
+
+/** The worker's side: read, parse, reorder, write records; wait when a ring is full. */
+export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
+  const s = views(d.sab);
   const end: OpsThreadEnd = { valid: 0, lines: 0, problems: [], problemCount: 0 };
-  const problem = (p: OpsProblem): void => {
+  const ops = new OrderedOps(new SyncFileLines(d.file), d.keepIds, d.reorder, (line, expected, got) => {
     end.problemCount++;
-    if (end.problems.length < keep) end.problems.push(p);
-  };
+    if (end.problems.length < d.keep) end.problems.push({ line, expected, got });
+  });
   let written = 0;
   let sinceNotify = 0;
-  const put = (r: OpRecord): void => {
-    while (written - Atomics.load(s.header, H_READ) >= SLOTS) {
-      Atomics.store(s.header, H_WRITTEN, written);
-      Atomics.notify(s.header, H_WRITTEN);
-      Atomics.wait(s.header, H_READ, Atomics.load(s.header, H_READ), 50);
+  /** Where the next id's bytes go (a position that only grows; modulo ID_BYTES in the ring). */
+  let idPos = 0;
+  const publish = (): void => {
+    Atomics.store(s.header, H_WRITTEN, written);
+    if (Atomics.load(s.header, H_LEDGER_WAITS) === 1) Atomics.notify(s.header, H_WRITTEN);
+  };
+  /** Bytes of the id ring still held by records not yet read. */
+  const idsHeld = (read: number): number => (read >= written ? 0 : idPos - s.num[(read % SLOTS) * 3 + 2]!);
+  // The record being written: its id's length and first byte, and how many slots must be free.
+  let len = 0;
+  let at = 0;
+  let room = SLOTS;
+  const fits = (read: number): boolean => written - read < room && at + len - (idPos - idsHeld(read)) <= ID_BYTES;
+  for (let r = ops.next(); r !== undefined; r = ops.next()) {
+    len = d.keepIds ? Buffer.byteLength(r.op, 'utf8') : 0;
+    // An id does not wrap around the ring's end: it starts over at 0.
+    at = idPos;
+    if ((at % ID_BYTES) + len > ID_BYTES) at += ID_BYTES - (at % ID_BYTES);
+    room = SLOTS;
+    for (;;) {
+      if (fits(Atomics.load(s.header, H_READ))) break;
+      room = SLOTS - REFILL;
+      publish();
+      Atomics.store(s.header, H_WORKER_WAITS, 1);
+      const read = Atomics.load(s.header, H_READ);
+      if (!fits(read)) Atomics.wait(s.header, H_READ, read, 50);
+      Atomics.store(s.header, H_WORKER_WAITS, 0);
     }
     const i = written % SLOTS;
-    s.num[i * 2] = r.submitNs;
-    s.num[i * 2 + 1] = r.doneNs === null ? NaN : r.doneNs;
-    s.int[i * 3] = r.task;
-    s.int[i * 3 + 1] = r.line;
-    s.int[i * 3 + 2] = r.reachesTarget === undefined ? 2 : r.reachesTarget ? 1 : 0;
+    s.num[i * 3] = r.submitNs;
+    s.num[i * 3 + 1] = r.doneNs === null ? NaN : r.doneNs;
+    s.num[i * 3 + 2] = at;
+    s.int[i * 4] = r.task;
+    s.int[i * 4 + 1] = r.line;
+    const reaches = r.reachesTarget === undefined ? 2 : r.reachesTarget ? 1 : 0;
+    if (len > 0) s.ids.write(r.op, at % ID_BYTES, len, 'utf8');
+    s.int[i * 4 + 2] = reaches | (len === r.op.length ? 4 : 0);
+    s.int[i * 4 + 3] = len;
+    idPos = at + len;
     written++;
     if (++sinceNotify >= 1024) {
       sinceNotify = 0;
-      Atomics.store(s.header, H_WRITTEN, written);
-      Atomics.notify(s.header, H_WRITTEN);
-    }
-  };
-  for (;;) {
-    const l = reader.next();
-    if (l === undefined) break;
-    end.lines = l.no;
-    if (l.truncated) {
-      problem({ line: l.no, expected: `a line of at most ${MAX_LINE} characters`, got: 'a longer line' });
-      continue;
-    }
-    let blank = true;
-    for (let i = l.start; i < l.end; i++) {
-      const c = l.b[i];
-      if (c !== 32 && c !== 9 && c !== 13) {
-        blank = false;
-        break;
-      }
-    }
-    if (blank) continue;
-    if (fastOpInto(rec, l.b, l.start, l.end, l.no, false)) {
-      end.valid++;
-      put(rec);
-      continue;
-    }
-    const r = fullOpBytes(l.b, l.start, l.end, l.no);
-    if (r.ok) {
-      end.valid++;
-      put(r.value);
-    } else {
-      const cut = reader.lastLineUnterminated ? ' (the last line has no newline: truncated?)' : '';
-      problem({ line: l.no, expected: r.expected, got: r.got + cut });
+      publish();
     }
   }
-  Atomics.store(s.header, H_WRITTEN, written);
+  end.valid = ops.valid;
+  end.lines = ops.lines;
   Atomics.store(s.header, H_DONE, 1);
+  Atomics.store(s.header, H_WRITTEN, written);
   Atomics.notify(s.header, H_WRITTEN);
   return end;
 }
 
 /** The ledger's side: a pull reader over the worker's ring. */
 export class OpsThread {
-  private readonly sab = new SharedArrayBuffer(16 + SLOTS * 16 + SLOTS * 12);
+  private readonly sab = new SharedArrayBuffer(SAB_BYTES);
   private readonly s = views(this.sab);
   private readonly worker: Worker;
   private read = 0;
   private available = 0;
   private readonly ended: Promise<OpsThreadEnd>;
 
-  constructor(file: string, keep: number) {
-    this.worker = new Worker(new URL('./opsWorker.js', import.meta.url), { workerData: { file, sab: this.sab, keep } });
+  /** `keepIds` and `reorder` as for OrderedOps. */
+  constructor(file: string, keep: number, keepIds: boolean, reorder: number) {
+    const workerData: OpsWorkerData = { file, sab: this.sab, keep, keepIds, reorder };
+    this.worker = new Worker(new URL('./opsWorker.js', import.meta.url), { workerData });
     this.ended = new Promise((resolve, reject) => {
       this.worker.once('message', (m: OpsThreadEnd | { error: string; code?: string }) => {
         if ('error' in m) reject(Object.assign(new Error(m.error), { code: m.code }));
@@ -134,6 +164,11 @@ export class OpsThread {
     this.worker.unref();
   }
 
+  private publishRead(): void {
+    Atomics.store(this.s.header, H_READ, this.read);
+    if (Atomics.load(this.s.header, H_WORKER_WAITS) === 1) Atomics.notify(this.s.header, H_READ);
+  }
+
   /** The next operation into `out`, or false at the end. */
   next(out: OpRecord): boolean {
     const h = this.s.header;
@@ -145,30 +180,36 @@ export class OpsThread {
         if (this.read >= this.available) return false;
         break;
       }
-      Atomics.wait(h, H_WRITTEN, this.available, 50);
+      // The worker may be waiting for room in the id ring: say what is read before waiting.
+      this.publishRead();
+      Atomics.store(h, H_LEDGER_WAITS, 1);
+      if (Atomics.load(h, H_WRITTEN) === this.available && Atomics.load(h, H_DONE) === 0) Atomics.wait(h, H_WRITTEN, this.available, 50);
+      Atomics.store(h, H_LEDGER_WAITS, 0);
     }
     const i = this.read % SLOTS;
     const s = this.s;
-    out.op = '';
-    out.submitNs = s.num[i * 2]!;
-    const done = s.num[i * 2 + 1]!;
-    out.doneNs = Number.isNaN(done) ? null : done;
-    out.task = s.int[i * 3]!;
-    out.line = s.int[i * 3 + 1]!;
-    const reaches = s.int[i * 3 + 2]!;
+    out.submitNs = s.num[i * 3]!;
+    const done = s.num[i * 3 + 1]!;
+    out.doneNs = done === done ? done : null;
+    out.task = s.int[i * 4]!;
+    out.line = s.int[i * 4 + 1]!;
+    const flags = s.int[i * 4 + 2]!;
+    const reaches = flags & 3;
     out.reachesTarget = reaches === 2 ? undefined : reaches === 1;
-    this.read++;
-    if ((this.read & 1023) === 0) {
-      Atomics.store(h, H_READ, this.read);
-      Atomics.notify(h, H_READ);
+    const len = s.int[i * 4 + 3]!;
+    if (len === 0) out.op = '';
+    else {
+      const at = s.num[i * 3 + 2]! % ID_BYTES;
+      out.op = (flags & 4) !== 0 && latin1Slice !== undefined ? latin1Slice.call(s.ids, at, at + len) : s.ids.toString('utf8', at, at + len);
     }
+    this.read++;
+    if (this.read % READ_EVERY === 0) this.publishRead();
     return true;
   }
 
   /** The worker's counts and problems once it has finished. */
   end(): Promise<OpsThreadEnd> {
-    Atomics.store(this.s.header, H_READ, this.read);
-    Atomics.notify(this.s.header, H_READ);
+    this.publishRead();
     // Awaited now: the process must wait for its last message (unref'd, it would exit first).
     this.worker.ref();
     return this.ended;

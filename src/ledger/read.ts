@@ -6,8 +6,8 @@ import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
 import type { OpsThread } from './opsThread.js';
-import { ReorderWindow } from './reorder.js';
-import { fastOpInto, fastProbeInto, fullOpBytes, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
+import { isBlankLine, OrderedOps } from './opsSource.js';
+import { fastProbeInto, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
 
 /**
  * How far ops.jsonl may be out of submit order: the reader holds this many operation lines ahead
@@ -60,7 +60,7 @@ export interface ReadLedgerOptions {
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
-  /** Parse ops.jsonl on a worker thread (trace text only) while the trace is scanned. */
+  /** Parse and order ops.jsonl on a worker thread while the trace is scanned. */
   opsThread?: boolean | undefined;
   /**
    * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
@@ -87,14 +87,6 @@ export interface LedgerReport {
   notes: string[];
 }
 
-function isBlankLine(b: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = b[i];
-    if (c !== 32 && c !== 9 && c !== 13) return false;
-  }
-  return true;
-}
-
 /** Read an ops ledger and a probe trace, stream them through the ledger, and summarise. */
 export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport> {
   const problems = new ProblemLog();
@@ -104,67 +96,26 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
 
   let opsReader: SyncFileLines | undefined;
   let opsFile = '';
-  let opsValid = 0;
-  let opsLines = 0;
   let opsProblems = 0;
   let opsFirstProblem: ReportedProblem | undefined;
   if (opts.opsFile !== undefined) {
     opsFile = opts.opsFile;
     opsReader = new SyncFileLines(openInputSync(opsFile, 'ops.jsonl file'));
   }
-  // One object carries each line from the parser into the window, and one each line out of it
-  // (the builder copies what it keeps before it pulls again).
-  const slot: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
-  const out: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
-  let wantIds = true;
-  let thread: OpsThread | undefined;
-  const readOp = opsReader === undefined
-    ? undefined
-    : (): OpRecord | undefined => {
-        if (thread !== undefined) return thread.next(slot) ? slot : undefined;
-        for (;;) {
-          const l = opsReader!.next();
-          if (l === undefined) return undefined;
-          opsLines = l.no;
-          if (l.truncated) {
-            addOpsProblem({ file: opsFile, line: l.no, expected: `a line of at most ${MAX_LINE} characters`, got: 'a longer line' });
-            continue;
-          }
-          if (isBlankLine(l.b, l.start, l.end)) continue;
-          if (fastOpInto(slot, l.b, l.start, l.end, l.no, wantIds)) {
-            opsValid++;
-            return slot;
-          }
-          const r = fullOpBytes(l.b, l.start, l.end, l.no);
-          if (r.ok) {
-            opsValid++;
-            return r.value;
-          }
-          const cut = opsReader!.lastLineUnterminated ? ' (the last line has no newline: truncated?)' : '';
-          addOpsProblem({ file: opsFile, line: l.no, expected: r.expected, got: r.got + cut });
-        }
-      };
-  // The reorder window: lines are held until `reorder` more have been read, then handed out in
-  // submit order. Made with the builder, once the format says whether ids are needed.
-  const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
-  let held: ReorderWindow | undefined;
-  let opsEnd = false;
-  const nextOp = readOp === undefined
-    ? undefined
-    : (): OpRecord | undefined => {
-        held ??= new ReorderWindow(wantIds);
-        while (!opsEnd && held.size <= reorder) {
-          const op = readOp();
-          if (op === undefined) opsEnd = true;
-          else held.push(op);
-        }
-        return held.popInto(out) ? out : undefined;
-      };
   function addOpsProblem(p: ReportedProblem): void {
     opsProblems++;
     if (opsFirstProblem === undefined) opsFirstProblem = p;
     problems.add(p);
   }
+  // The reorder window: lines are held until `reorder` more have been read, then handed out in
+  // submit order. Made with the builder, once the format says whether ids are needed.
+  const reorder = Math.max(1, opts.opsReorder ?? DEFAULT_OPS_REORDER);
+  let ordered: OrderedOps | undefined;
+  let thread: OpsThread | undefined;
+  const threadOut: OpRecord = { op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 };
+  const nextOp = opsReader === undefined
+    ? undefined
+    : (): OpRecord | undefined => (thread !== undefined ? (thread.next(threadOut) ? threadOut : undefined) : ordered!.next());
 
   // node:worker_threads and the worker's module only when a thread may be used.
   const threadPays = opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && availableParallelism() > 1;
@@ -173,10 +124,14 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   let builder: LedgerBuilder | undefined;
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
     // Only probe.jsonl records can name an operation.
-    wantIds = format === 'jsonl';
-    if (Thread !== undefined && !wantIds && opsReader !== undefined) {
-      opsReader.close();
-      thread = new Thread(opsFile, problems.keep);
+    const wantIds = format === 'jsonl';
+    if (opsReader !== undefined) {
+      if (Thread !== undefined) {
+        opsReader.close();
+        thread = new Thread(opsFile, problems.keep, wantIds, reorder);
+      } else {
+        ordered = new OrderedOps(opsReader, wantIds, reorder, (line, expected, got) => addOpsProblem({ file: opsFile, line, expected, got }));
+      }
     }
     return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
@@ -280,6 +235,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   builder ??= makeBuilder(format === 'jsonl' ? 'instance' : 'event');
   const result = builder.finish();
   opsReader?.close();
+  let opsValid = ordered?.valid ?? 0;
+  let opsLines = ordered?.lines ?? 0;
   if (thread !== undefined) {
     const e = await thread.end();
     opsValid = e.valid;

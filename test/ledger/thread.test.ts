@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, simulate, type GenSink } from '../../scripts/gen-trace.js';
 import { cli } from '../cli/helpers.js';
 
-// With trace text, ops.jsonl is parsed on a worker by default: the report must be the same as with --no-ops-thread.
+// ops.jsonl is parsed on a worker by default (when big enough): the report must be the same as with --no-ops-thread.
 let dir: string;
 const f = (name: string) => path.join(dir, name);
 let stopNs = 0;
@@ -20,6 +20,11 @@ beforeAll(async () => {
   lines.ops.splice(500, 0, '{"op": "broken", "submit_ns": -1}', '');
   await fs.writeFile(f('ops.jsonl'), `${lines.ops.join('\n')}\n`);
   await fs.writeFile(f('trace.txt'), `${lines.trace.join('\n')}\n`);
+  // probe.jsonl names operations: ids cross to the ledger as bytes. Long and not ASCII, the same
+  // in both files, so the ids' ring (2 MiB) wraps several times and UTF-8 is decoded.
+  const long = (l: string): string => l.replaceAll('"req-', `"réq-${'x'.repeat(120)}-`);
+  await fs.writeFile(f('ops-long.jsonl'), `${lines.ops.map(long).join('\n')}\n`);
+  await fs.writeFile(f('probe.jsonl'), `${lines.jsonl.map(long).join('\n')}\n`);
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -37,6 +42,21 @@ describe('ledger: ops.jsonl on a second thread', () => {
     expect(a.problems.count).toBe(1);
     expect(a.problems.first[0]).toMatchObject({ line: 501 });
     expect(a.ops.total).toBeGreaterThan(1000);
+    expect(JSON.parse(two.stdout)).toEqual(a);
+  });
+
+  it('gives the same report with probe.jsonl, whose records name operations by id', async () => {
+    const ids = (await fs.readFile(f('ops-long.jsonl'), 'utf8')).length;
+    expect(ids).toBeGreaterThan(4 << 20);
+    const args = ['ledger', '--ops', f('ops-long.jsonl'), '--trace', f('probe.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
+    const one = cli([...args, '--no-ops-thread']);
+    const two = cli(args);
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    const a = JSON.parse(one.stdout);
+    // Records bound by id: almost nothing is foreign, and the operations were matched.
+    expect(a.ops.classification.returned).toBeGreaterThan(1000);
+    expect(a.pairing.foreign).toBeLessThan(a.ops.classification.returned / 10);
     expect(JSON.parse(two.stdout)).toEqual(a);
   });
 
