@@ -188,4 +188,12 @@ export class SyncFileLines {
       this.fd = undefined;
     }
   }
+
+  /** Hand the descriptor, not yet read, to another reader (a worker thread): this one forgets it. */
+  release(): number {
+    const fd = this.fd;
+    if (fd === undefined || this.count > 0 || this.done) throw new Error('release: the file was already read or closed');
+    this.fd = undefined;
+    return fd;
+  }
 }

@@ -39,6 +39,8 @@ export class OrderedOps {
     private readonly wantIds: boolean,
     private readonly reorder: number,
     private readonly problem: OpsProblemSink,
+    /** Called every 1024 lines read (the worker's sign of life: see opsThread.ts). */
+    private readonly onLines?: (lines: number) => void,
   ) {
     this.held = new ReorderWindow(wantIds);
   }
@@ -49,6 +51,7 @@ export class OrderedOps {
       const l = reader.next();
       if (l === undefined) return undefined;
       this.lines = l.no;
+      if ((l.no & 1023) === 0) this.onLines?.(l.no);
       if (l.truncated) {
         this.problem(l.no, `a line of at most ${MAX_LINE} characters`, 'a longer line');
         continue;

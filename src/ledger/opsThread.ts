@@ -16,7 +16,7 @@ const SLOTS = 1 << 15;
 const ID_BYTES = 1 << 21;
 /**
  * Header (Int32): [0] records written, [1] records read, [2] done flag, [3] the worker waits for
- * room, [4] the ledger waits for records. A side wakes the other (a system call) only when that
+ * room, [4] the ledger waits for records, [5] the worker failed, [6] lines it has read. A side wakes the other (a system call) only when that
  * one says it waits; it sets the flag, then checks again, then sleeps, so no wake-up is lost.
  */
 const H_WRITTEN = 0;
@@ -24,6 +24,16 @@ const H_READ = 1;
 const H_DONE = 2;
 const H_WORKER_WAITS = 3;
 const H_LEDGER_WAITS = 4;
+/** Set with the done flag when the worker failed: the ledger stops pulling, and end() rejects. */
+const H_FAILED = 5;
+/** Lines the worker has read (every 1024, and 1 once it runs): the ledger's sign that it lives. */
+const H_LINES = 6;
+/**
+ * How long the ledger waits on an empty ring while the worker shows no sign of life before it
+ * gives up: a worker that never started or died (out of memory) cannot say so, and the ledger,
+ * in a synchronous loop, would otherwise wait for ever.
+ */
+export const OPS_WORKER_STALL_MS = 10_000;
 /** Once the ring is full, the worker waits until this many slots are free (fewer, longer waits). */
 const REFILL = SLOTS >> 2;
 /** The ledger says what it has read every this many records (and whenever it waits). */
@@ -68,7 +78,8 @@ export interface OpsThreadEnd {
 }
 
 export interface OpsWorkerData {
-  file: string;
+  /** ops.jsonl, opened by the ledger (a descriptor of this process: the worker reads it and closes it at its end). */
+  fd: number;
   sab: SharedArrayBuffer;
   keep: number;
   keepIds: boolean;
@@ -79,10 +90,17 @@ export interface OpsWorkerData {
 export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
   const s = views(d.sab);
   const end: OpsThreadEnd = { valid: 0, lines: 0, problems: [], problemCount: 0 };
-  const ops = new OrderedOps(new SyncFileLines(d.file), d.keepIds, d.reorder, (line, expected, got) => {
-    end.problemCount++;
-    if (end.problems.length < d.keep) end.problems.push({ line, expected, got });
-  });
+  Atomics.store(s.header, H_LINES, 1);
+  const ops = new OrderedOps(
+    new SyncFileLines(d.fd),
+    d.keepIds,
+    d.reorder,
+    (line, expected, got) => {
+      end.problemCount++;
+      if (end.problems.length < d.keep) end.problems.push({ line, expected, got });
+    },
+    (lines) => Atomics.store(s.header, H_LINES, lines),
+  );
   let written = 0;
   let sinceNotify = 0;
   /** Where the next id's bytes go (a position that only grows; modulo ID_BYTES in the ring). */
@@ -138,6 +156,14 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
   return end;
 }
 
+/** The worker's side when it fails: no more records (the ledger must not wait for them). */
+export function failOpsRing(sab: SharedArrayBuffer): void {
+  const h = views(sab).header;
+  Atomics.store(h, H_FAILED, 1);
+  Atomics.store(h, H_DONE, 1);
+  Atomics.notify(h, H_WRITTEN);
+}
+
 /** The ledger's side: a pull reader over the worker's ring. */
 export class OpsThread {
   private readonly sab = new SharedArrayBuffer(SAB_BYTES);
@@ -147,9 +173,12 @@ export class OpsThread {
   private available = 0;
   private readonly ended: Promise<OpsThreadEnd>;
 
-  /** `keepIds` and `reorder` as for OrderedOps. */
-  constructor(file: string, keep: number, keepIds: boolean, reorder: number) {
-    const workerData: OpsWorkerData = { file, sab: this.sab, keep, keepIds, reorder };
+  /**
+   * `fd`: ops.jsonl, not yet read (the worker closes it); `keepIds` and `reorder` as for
+   * OrderedOps; `stallMs`: see OPS_WORKER_STALL_MS.
+   */
+  constructor(fd: number, keep: number, keepIds: boolean, reorder: number, private readonly stallMs = OPS_WORKER_STALL_MS) {
+    const workerData: OpsWorkerData = { fd, sab: this.sab, keep, keepIds, reorder };
     // The reorder window's ids live for a window's worth of lines, long enough that V8 kept
     // doubling the worker's young generation (16 -> 32 MB between 1 M and 10 M records: RSS rose
     // with the length of the file). Capped, they are promoted and collected instead: RSS 88 MB
@@ -176,6 +205,8 @@ export class OpsThread {
   /** The next operation into `out`, or false at the end. */
   next(out: OpRecord): boolean {
     const h = this.s.header;
+    let since = 0;
+    let lines = -1;
     while (this.read >= this.available) {
       this.available = Atomics.load(h, H_WRITTEN);
       if (this.read < this.available) break;
@@ -189,6 +220,14 @@ export class OpsThread {
       Atomics.store(h, H_LEDGER_WAITS, 1);
       if (Atomics.load(h, H_WRITTEN) === this.available && Atomics.load(h, H_DONE) === 0) Atomics.wait(h, H_WRITTEN, this.available, 50);
       Atomics.store(h, H_LEDGER_WAITS, 0);
+      const now = Atomics.load(h, H_LINES);
+      if (now !== lines) {
+        lines = now;
+        since = performance.now();
+      } else if (performance.now() - since > this.stallMs) {
+        this.stop();
+        throw new Error(`the worker reading ops.jsonl stopped without finishing (no sign of it for ${this.stallMs / 1000} s${now === 0 ? ', it never started' : ''}); --no-ops-thread reads ops.jsonl on the main thread`);
+      }
     }
     const i = this.read % SLOTS;
     const s = this.s;

@@ -127,8 +127,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
     const wantIds = format === 'jsonl';
     if (opsReader !== undefined) {
       if (Thread !== undefined) {
-        opsReader.close();
-        thread = new Thread(opsFile, problems.keep, wantIds, reorder);
+        // The worker reads the descriptor opened (and checked to be a regular file) above.
+        thread = new Thread(opsReader.release(), problems.keep, wantIds, reorder);
       } else {
         ordered = new OrderedOps(opsReader, wantIds, reorder, (line, expected, got) => addOpsProblem({ file: opsFile, line, expected, got }));
       }
@@ -238,7 +238,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
   let opsValid = ordered?.valid ?? 0;
   let opsLines = ordered?.lines ?? 0;
   if (thread !== undefined) {
-    const e = await thread.end();
+    // The worker reports what stopped it (a read error of ops.jsonl): said as a problem of that file.
+    const e = await thread.end().catch((err: unknown) => {
+      throw new InputError({ file: opsFile }, 'an ops.jsonl file that can be read to its end', err instanceof Error ? err.message : String(err), { cause: err });
+    });
     opsValid = e.valid;
     opsLines = e.lines;
     for (const p of e.problems) addOpsProblem({ file: opsFile, line: p.line, expected: p.expected, got: p.got });

@@ -1,4 +1,5 @@
-import { promises as fs } from 'node:fs';
+import { openSync, promises as fs } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,5 +68,30 @@ describe('ledger: ops.jsonl on a second thread', () => {
     expect(one.code).toBe(2);
     expect(two.code).toBe(2);
     expect(two.stderr).toBe(one.stderr);
+  });
+});
+
+describe('ledger: the ops worker failing', () => {
+  // The built module: the worker's entry is a .js file next to it.
+  const load = async () => (await import(pathToFileURL(path.resolve('dist/src/ledger/opsThread.js')).href)) as typeof import('../../src/ledger/opsThread.js');
+  const out = () => ({ op: '', task: -1, submitNs: 0, doneNs: null, reachesTarget: undefined, line: 0 });
+
+  it('ends the ring instead of leaving the ledger waiting, and end() says why', async () => {
+    const { OpsThread } = await load();
+    // A descriptor that is not open (a closed one could be reused by the time the worker reads it).
+    const t = new OpsThread(999_999, 20, false, 16);
+    expect(t.next(out())).toBe(false);
+    await expect(t.end()).rejects.toMatchObject({ code: 'EBADF' });
+  });
+
+  it('gives up on a worker that died, instead of waiting for ever', async () => {
+    const { OpsThread } = await load();
+    const t = new OpsThread(openSync(f('ops.jsonl'), 'r'), 20, false, 16, 300);
+    // Terminated before (or while) it reads: what it wrote may be read, then no more comes.
+    t.stop();
+    const rec = out();
+    expect(() => {
+      while (t.next(rec));
+    }).toThrow(/stopped without finishing/);
   });
 });
