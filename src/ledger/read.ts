@@ -34,14 +34,34 @@ export interface ReportedProblem {
   got: string;
 }
 
-/** Line problems: all counted, the first few kept (a bad 2 GB file must not fill memory with them). */
+/**
+ * Line problems: all counted, the first few kept (a bad 2 GB file must not fill memory with
+ * them). "First" by place, not by arrival: ops.jsonl's lines before the trace's, each file by
+ * line. Arrival order depends on whether ops.jsonl was read on a second thread (its problems
+ * then come at the end), which depends on the machine's CPUs; the report must not.
+ */
 export class ProblemLog {
   count = 0;
   readonly first: ReportedProblem[] = [];
-  constructor(readonly keep = 20) {}
+  /** `opsFile`: the file whose problems come first. */
+  constructor(
+    readonly keep = 20,
+    private readonly opsFile?: string,
+  ) {}
+  private before(a: ReportedProblem, b: ReportedProblem): boolean {
+    const ra = a.file === this.opsFile ? 0 : 1;
+    const rb = b.file === this.opsFile ? 0 : 1;
+    return ra !== rb ? ra < rb : a.line < b.line;
+  }
   add(p: ReportedProblem): void {
     this.count++;
-    if (this.first.length < this.keep) this.first.push(p);
+    const first = this.first;
+    if (first.length === this.keep && !this.before(p, first[first.length - 1]!)) return;
+    // Insertion into a short sorted list (keep is 20); equal places keep their arrival order.
+    let i = first.length;
+    while (i > 0 && this.before(p, first[i - 1]!)) i--;
+    first.splice(i, 0, p);
+    if (first.length > this.keep) first.pop();
   }
 }
 
@@ -89,7 +109,7 @@ export interface LedgerReport {
 
 /** Read an ops ledger and a probe trace, stream them through the ledger, and summarise. */
 export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport> {
-  const problems = new ProblemLog();
+  const problems = new ProblemLog(20, opts.opsFile);
   const notes: string[] = [];
   const traceName = opts.trace.name;
   let format: TraceFormat | undefined = opts.format === 'auto' ? undefined : opts.format;

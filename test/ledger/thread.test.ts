@@ -21,6 +21,11 @@ beforeAll(async () => {
   lines.ops.splice(500, 0, '{"op": "broken", "submit_ns": -1}', '');
   await fs.writeFile(f('ops.jsonl'), `${lines.ops.join('\n')}\n`);
   await fs.writeFile(f('trace.txt'), `${lines.trace.join('\n')}\n`);
+  // More bad lines than the report keeps, in both files: which ones it shows must not depend on
+  // whether ops.jsonl was read on a second thread (its problems then arrive last).
+  const bad = (ls: string[], text: string): string[] => ls.flatMap((l, i) => (i % 997 === 5 ? [text, l] : [l]));
+  await fs.writeFile(f('ops-bad.jsonl'), `${bad(lines.ops, '{"op": "x", "submit_ns": "soon"}').join('\n')}\n`);
+  await fs.writeFile(f('probe-bad.jsonl'), `${bad(lines.jsonl, '{"ev": "entry", "ts_ns": -5}').join('\n')}\n`);
   // probe.jsonl names operations: ids cross to the ledger as bytes. Long and not ASCII, the same
   // in both files, so the ids' ring (2 MiB) wraps several times and UTF-8 is decoded.
   const long = (l: string): string => l.replaceAll('"req-', `"réq-${'x'.repeat(120)}-`);
@@ -58,6 +63,22 @@ describe('ledger: ops.jsonl on a second thread', () => {
     // Records bound by id: almost nothing is foreign, and the operations were matched.
     expect(a.ops.classification.returned).toBeGreaterThan(1000);
     expect(a.pairing.foreign).toBeLessThan(a.ops.classification.returned / 10);
+    expect(JSON.parse(two.stdout)).toEqual(a);
+  });
+
+  it('keeps the same problems, ordered by place, whichever thread read ops.jsonl', () => {
+    const args = ['ledger', '--ops', f('ops-bad.jsonl'), '--trace', f('probe-bad.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
+    const one = cli([...args, '--no-ops-thread']);
+    const two = cli(args);
+    expect(one.code).toBe(0);
+    const a = JSON.parse(one.stdout);
+    expect(a.problems.count).toBeGreaterThan(40);
+    const files = a.problems.first.map((p: { file: string }) => path.basename(p.file));
+    // ops.jsonl's first, then the trace's, each by line.
+    expect(files.slice(0, 2)).toEqual(['ops-bad.jsonl', 'ops-bad.jsonl']);
+    expect(files).toContain('ops-bad.jsonl');
+    const opsLines = a.problems.first.filter((p: { file: string }) => p.file.endsWith('ops-bad.jsonl')).map((p: { line: number }) => p.line);
+    expect(opsLines).toEqual([...opsLines].sort((x: number, y: number) => x - y));
     expect(JSON.parse(two.stdout)).toEqual(a);
   });
 
