@@ -132,8 +132,16 @@ export class SyncFileLines {
   private done = false;
   private readonly splitter: LineSplitter;
 
-  /** `file`: a path, or a descriptor already opened (src/fsutil.ts openInputSync checks it is a regular file). */
-  constructor(file: string | number) {
+  /**
+   * `file`: a path, or a descriptor already opened (src/fsutil.ts openInputSync checks it is a
+   * regular file). `owns`: this reader closes the descriptor (at the end, or on close()); a
+   * worker thread reading the ledger's descriptor must not (Node warns when a thread closes a
+   * descriptor another one opened), the ledger closes it after the worker's end.
+   */
+  constructor(
+    file: string | number,
+    private readonly owns = true,
+  ) {
     this.fd = typeof file === 'number' ? file : openSync(file, 'r');
     this.splitter = new LineSplitter((b, start, end, no, truncated) => {
       // Reuse the line objects of the previous chunk.
@@ -184,7 +192,7 @@ export class SyncFileLines {
 
   close(): void {
     if (this.fd !== undefined) {
-      closeSync(this.fd);
+      if (this.owns) closeSync(this.fd);
       this.fd = undefined;
     }
   }

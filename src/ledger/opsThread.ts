@@ -78,7 +78,7 @@ export interface OpsThreadEnd {
 }
 
 export interface OpsWorkerData {
-  /** ops.jsonl, opened by the ledger (a descriptor of this process: the worker reads it and closes it at its end). */
+  /** ops.jsonl, opened by the ledger (a descriptor of this process: the worker reads it, the ledger closes it). */
   fd: number;
   sab: SharedArrayBuffer;
   keep: number;
@@ -92,7 +92,7 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
   const end: OpsThreadEnd = { valid: 0, lines: 0, problems: [], problemCount: 0 };
   Atomics.store(s.header, H_LINES, 1);
   const ops = new OrderedOps(
-    new SyncFileLines(d.fd),
+    new SyncFileLines(d.fd, false),
     d.keepIds,
     d.reorder,
     (line, expected, got) => {
@@ -174,7 +174,7 @@ export class OpsThread {
   private readonly ended: Promise<OpsThreadEnd>;
 
   /**
-   * `fd`: ops.jsonl, not yet read (the worker closes it); `keepIds` and `reorder` as for
+   * `fd`: ops.jsonl, not yet read (the caller closes it after `end()`); `keepIds` and `reorder` as for
    * OrderedOps; `stallMs`: see OPS_WORKER_STALL_MS.
    */
   constructor(fd: number, keep: number, keepIds: boolean, reorder: number, private readonly stallMs = OPS_WORKER_STALL_MS) {
@@ -225,7 +225,7 @@ export class OpsThread {
         lines = now;
         since = performance.now();
       } else if (performance.now() - since > this.stallMs) {
-        this.stop();
+        void this.stop();
         throw new Error(`the worker reading ops.jsonl stopped without finishing (no sign of it for ${this.stallMs / 1000} s${now === 0 ? ', it never started' : ''}); --no-ops-thread reads ops.jsonl on the main thread`);
       }
     }
@@ -258,7 +258,8 @@ export class OpsThread {
     return this.ended;
   }
 
-  stop(): void {
-    void this.worker.terminate();
+  /** Stop the worker (nothing if it has ended); resolves once it has. */
+  async stop(): Promise<void> {
+    await this.worker.terminate();
   }
 }

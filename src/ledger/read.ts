@@ -1,3 +1,4 @@
+import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
@@ -107,8 +108,25 @@ export interface LedgerReport {
   notes: string[];
 }
 
+/** What readLedger must release however it ends: the ops worker, and the descriptor it reads. */
+interface Held {
+  thread?: OpsThread;
+  fd?: number;
+}
+
 /** Read an ops ledger and a probe trace, stream them through the ledger, and summarise. */
 export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport> {
+  const held: Held = {};
+  try {
+    return await readLedgerHolding(opts, held);
+  } finally {
+    // A worker still running (the trace failed first) is stopped before its descriptor closes.
+    await held.thread?.stop();
+    if (held.fd !== undefined) closeSync(held.fd);
+  }
+}
+
+async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<LedgerReport> {
   const problems = new ProblemLog(20, opts.opsFile);
   const notes: string[] = [];
   const traceName = opts.trace.name;
@@ -147,8 +165,10 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
     const wantIds = format === 'jsonl';
     if (opsReader !== undefined) {
       if (Thread !== undefined) {
-        // The worker reads the descriptor opened (and checked to be a regular file) above.
-        thread = new Thread(opsReader.release(), problems.keep, wantIds, reorder);
+        // The worker reads the descriptor opened (and checked to be a regular file) above;
+        // readLedger closes it once the worker has ended.
+        held.fd = opsReader.release();
+        thread = held.thread = new Thread(held.fd, problems.keep, wantIds, reorder);
       } else {
         ordered = new OrderedOps(opsReader, wantIds, reorder, (line, expected, got) => addOpsProblem({ file: opsFile, line, expected, got }));
       }
@@ -166,7 +186,7 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
       opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),
       fail: (source, line, expected, got) => {
-        thread?.stop();
+        void thread?.stop();
         throw new InputError({ file: source === 'ops' ? opsFile : traceName, line }, expected, got);
       },
     });

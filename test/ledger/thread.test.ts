@@ -59,6 +59,8 @@ describe('ledger: ops.jsonl on a second thread', () => {
     const two = cli(args);
     expect(one.code).toBe(0);
     expect(two.code).toBe(0);
+    // Nothing on stderr: Node warns when a thread closes a descriptor another one opened.
+    expect(two.stderr).toBe(one.stderr);
     const a = JSON.parse(one.stdout);
     // Records bound by id: almost nothing is foreign, and the operations were matched.
     expect(a.ops.classification.returned).toBeGreaterThan(1000);
