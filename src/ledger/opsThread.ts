@@ -47,7 +47,10 @@ interface Shared {
   header: Int32Array;
   /** submit, done (NaN: null), the id's first byte (a position that only grows) per slot. */
   num: Float64Array;
-  /** task, line, flags (reaches: 0 false, 1 true, 2 absent; +4: the id is ASCII), id length per slot. */
+  /**
+   * task, line, flags (reaches: 0 false, 1 true, 2 absent; +4: the id is ASCII, as latin1
+   * bytes, else UTF-16 code units), the id's length in bytes per slot.
+   */
   int: Int32Array;
   ids: Buffer;
 }
@@ -113,11 +116,15 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
   const idsHeld = (read: number): number => (read >= written ? 0 : idPos - s.num[(read % SLOTS) * 3 + 2]!);
   // The record being written: its id's length and first byte, and how many slots must be free.
   let len = 0;
+  let ascii = true;
   let at = 0;
   let room = SLOTS;
   const fits = (read: number): boolean => written - read < room && at + len - (idPos - idsHeld(read)) <= ID_BYTES;
   for (let r = ops.next(); r !== undefined; r = ops.next()) {
-    len = d.keepIds ? Buffer.byteLength(r.op, 'utf8') : 0;
+    // UTF-16 code units carry any string exactly (an escaped lone surrogate in the JSON too, which
+    // UTF-8 would turn into U+FFFD, and the record naming it would no longer match).
+    ascii = d.keepIds && Buffer.byteLength(r.op, 'utf8') === r.op.length;
+    len = !d.keepIds ? 0 : ascii ? r.op.length : r.op.length * 2;
     // An id does not wrap around the ring's end: it starts over at 0.
     at = idPos;
     if ((at % ID_BYTES) + len > ID_BYTES) at += ID_BYTES - (at % ID_BYTES);
@@ -138,8 +145,8 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
     s.int[i * 4] = r.task;
     s.int[i * 4 + 1] = r.line;
     const reaches = r.reachesTarget === undefined ? 2 : r.reachesTarget ? 1 : 0;
-    if (len > 0) s.ids.write(r.op, at % ID_BYTES, len, 'utf8');
-    s.int[i * 4 + 2] = reaches | (len === r.op.length ? 4 : 0);
+    if (len > 0) s.ids.write(r.op, at % ID_BYTES, len, ascii ? 'latin1' : 'utf16le');
+    s.int[i * 4 + 2] = reaches | (ascii ? 4 : 0);
     s.int[i * 4 + 3] = len;
     idPos = at + len;
     written++;
@@ -243,7 +250,7 @@ export class OpsThread {
     if (len === 0) out.op = '';
     else {
       const at = s.num[i * 3 + 2]! % ID_BYTES;
-      out.op = (flags & 4) !== 0 && latin1Slice !== undefined ? latin1Slice.call(s.ids, at, at + len) : s.ids.toString('utf8', at, at + len);
+      out.op = (flags & 4) === 0 ? s.ids.toString('utf16le', at, at + len) : latin1Slice !== undefined ? latin1Slice.call(s.ids, at, at + len) : s.ids.toString('latin1', at, at + len);
     }
     this.read++;
     if (this.read % READ_EVERY === 0) this.publishRead();
