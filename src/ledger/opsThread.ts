@@ -39,17 +39,20 @@ const REFILL = SLOTS >> 2;
 /** The ledger says what it has read every this many records (and whenever it waits). */
 const READ_EVERY = 4096;
 const NUM_AT = 32;
-const INT_AT = NUM_AT + SLOTS * 24;
-const ID_AT = INT_AT + SLOTS * 16;
+const INT_AT = NUM_AT + SLOTS * 40;
+const ID_AT = INT_AT + SLOTS * 8;
 const SAB_BYTES = ID_AT + ID_BYTES;
 
 interface Shared {
   header: Int32Array;
-  /** submit, done (NaN: null), the id's first byte (a position that only grows) per slot. */
+  /**
+   * submit, done (NaN: null), the id's first byte (a position that only grows), task, line per
+   * slot: doubles, as the records hold them (a line number or a task id past 2^31 stays exact).
+   */
   num: Float64Array;
   /**
-   * task, line, flags (reaches: 0 false, 1 true, 2 absent; +4: the id is ASCII, as latin1
-   * bytes, else UTF-16 code units), the id's length in bytes per slot.
+   * flags (reaches: 0 false, 1 true, 2 absent; +4: the id is ASCII, as latin1 bytes, else
+   * UTF-16 code units), the id's length in bytes per slot.
    */
   int: Int32Array;
   ids: Buffer;
@@ -58,8 +61,8 @@ interface Shared {
 function views(sab: SharedArrayBuffer): Shared {
   return {
     header: new Int32Array(sab, 0, 8),
-    num: new Float64Array(sab, NUM_AT, SLOTS * 3),
-    int: new Int32Array(sab, INT_AT, SLOTS * 4),
+    num: new Float64Array(sab, NUM_AT, SLOTS * 5),
+    int: new Int32Array(sab, INT_AT, SLOTS * 2),
     ids: Buffer.from(sab, ID_AT, ID_BYTES),
   };
 }
@@ -113,7 +116,7 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
     if (Atomics.load(s.header, H_LEDGER_WAITS) === 1) Atomics.notify(s.header, H_WRITTEN);
   };
   /** Bytes of the id ring still held by records not yet read. */
-  const idsHeld = (read: number): number => (read >= written ? 0 : idPos - s.num[(read % SLOTS) * 3 + 2]!);
+  const idsHeld = (read: number): number => (read >= written ? 0 : idPos - s.num[(read % SLOTS) * 5 + 2]!);
   // The record being written: its id's length and first byte, and how many slots must be free.
   let len = 0;
   let ascii = true;
@@ -139,15 +142,15 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
       Atomics.store(s.header, H_WORKER_WAITS, 0);
     }
     const i = written % SLOTS;
-    s.num[i * 3] = r.submitNs;
-    s.num[i * 3 + 1] = r.doneNs === null ? NaN : r.doneNs;
-    s.num[i * 3 + 2] = at;
-    s.int[i * 4] = r.task;
-    s.int[i * 4 + 1] = r.line;
+    s.num[i * 5] = r.submitNs;
+    s.num[i * 5 + 1] = r.doneNs === null ? NaN : r.doneNs;
+    s.num[i * 5 + 2] = at;
+    s.num[i * 5 + 3] = r.task;
+    s.num[i * 5 + 4] = r.line;
     const reaches = r.reachesTarget === undefined ? 2 : r.reachesTarget ? 1 : 0;
     if (len > 0) s.ids.write(r.op, at % ID_BYTES, len, ascii ? 'latin1' : 'utf16le');
-    s.int[i * 4 + 2] = reaches | (ascii ? 4 : 0);
-    s.int[i * 4 + 3] = len;
+    s.int[i * 2] = reaches | (ascii ? 4 : 0);
+    s.int[i * 2 + 1] = len;
     idPos = at + len;
     written++;
     if (++sinceNotify >= 1024) {
@@ -238,18 +241,18 @@ export class OpsThread {
     }
     const i = this.read % SLOTS;
     const s = this.s;
-    out.submitNs = s.num[i * 3]!;
-    const done = s.num[i * 3 + 1]!;
+    out.submitNs = s.num[i * 5]!;
+    const done = s.num[i * 5 + 1]!;
     out.doneNs = done === done ? done : null;
-    out.task = s.int[i * 4]!;
-    out.line = s.int[i * 4 + 1]!;
-    const flags = s.int[i * 4 + 2]!;
+    out.task = s.num[i * 5 + 3]!;
+    out.line = s.num[i * 5 + 4]!;
+    const flags = s.int[i * 2]!;
     const reaches = flags & 3;
     out.reachesTarget = reaches === 2 ? undefined : reaches === 1;
-    const len = s.int[i * 4 + 3]!;
+    const len = s.int[i * 2 + 1]!;
     if (len === 0) out.op = '';
     else {
-      const at = s.num[i * 3 + 2]! % ID_BYTES;
+      const at = s.num[i * 5 + 2]! % ID_BYTES;
       out.op = (flags & 4) === 0 ? s.ids.toString('utf16le', at, at + len) : latin1Slice !== undefined ? latin1Slice.call(s.ids, at, at + len) : s.ids.toString('latin1', at, at + len);
     }
     this.read++;

@@ -28,8 +28,10 @@ beforeAll(async () => {
   await fs.writeFile(f('probe-bad.jsonl'), `${bad(lines.jsonl, '{"ev": "entry", "ts_ns": -5}').join('\n')}\n`);
   // probe.jsonl names operations: ids cross to the ledger as bytes. Long and not ASCII, the same
   // in both files, so the ids' ring (2 MiB) wraps several times; some hold an escaped lone
-  // surrogate, which UTF-8 cannot carry.
-  const long = (l: string): string => l.replaceAll('"req-1', '"r\\ud800q-1').replaceAll('"req-', `"réq-${'x'.repeat(120)}-`);
+  // surrogate, which UTF-8 cannot carry; and task ids past 2^31 (records without an op id are
+  // matched by task).
+  const long = (l: string): string =>
+    l.replaceAll('"req-1', '"r\\ud800q-1').replaceAll('"req-', `"réq-${'x'.repeat(120)}-`).replaceAll('"task":1', '"task":90000000001');
   await fs.writeFile(f('ops-long.jsonl'), `${lines.ops.map(long).join('\n')}\n`);
   await fs.writeFile(f('probe.jsonl'), `${lines.jsonl.map(long).join('\n')}\n`);
 });
