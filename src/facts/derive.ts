@@ -46,6 +46,8 @@ export interface Plan {
   baseNames: ReadonlySet<string>;
   /** For each derived fact, the case fields it rests on (the closure of its inputs). */
   baseInputs: ReadonlyMap<string, readonly string[]>;
+  /** The inputs object of each of `ordered`, refilled for every run. */
+  scratch: ReadonlyArray<Record<string, FactValue | undefined>>;
 }
 
 /**
@@ -82,13 +84,16 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     ordered.push(d);
   };
   for (const d of derivations) visit(d, []);
-  return { ordered, byName, baseNames, baseInputs };
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})) };
 }
 
 /** Run the plan over known values (mutated in place): every derivation whose inputs decide it. */
 export function run(p: Plan, values: Map<string, FactValue>): void {
-  for (const d of p.ordered) {
-    const inputs: Record<string, FactValue | undefined> = {};
+  for (let j = 0; j < p.ordered.length; j++) {
+    const d = p.ordered[j]!;
+    // One inputs object per derivation, reused from case to case: a derive reads its inputs and
+    // keeps nothing (it is pure), and every key is written again before each call.
+    const inputs = p.scratch[j]!;
     for (const k of d.inputs) inputs[k] = values.get(k);
     const v = d.derive(inputs);
     if (v !== undefined) values.set(d.name, v);
@@ -118,18 +123,15 @@ export class Needs extends Map<string, string[]> {
       if (!this.p.baseNames.has(name)) return undefined;
       n = [name];
     } else {
-      // The first unknown input's list is taken as it is; only further ones are merged.
-      let seen: Set<string> | undefined;
+      // The first unknown input's list is taken as it is; only further ones are merged (into a
+      // copy). The lists are short (a few case fields), so a linear look-up is cheaper than a Set.
+      let merged = false;
       for (const k of d.inputs) {
         const more = this.get(k);
         if (!more || more.length === 0) continue;
         if (!n) { n = more; continue; }
-        if (!seen) { seen = new Set(n); n = [...n]; }
-        for (const b of more) {
-          if (seen.has(b)) continue;
-          seen.add(b);
-          n.push(b);
-        }
+        if (!merged) { n = [...n]; merged = true; }
+        for (const b of more) if (!n.includes(b)) n.push(b);
       }
       n ??= [];
     }

@@ -138,15 +138,9 @@ export function render(template: string, facts: Facts, extra: Record<string, Fac
 function needsOf(outcome: Outcome, facts: Facts): string[] {
   const unknown = outcome.unknownFacts;
   if (unknown.length === 1) return [...(facts.needs.get(unknown[0]!) ?? unknown)];
+  // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
   const out: string[] = [];
-  const seen = new Set<string>();
-  for (const f of unknown) {
-    for (const b of facts.needs.get(f) ?? [f]) {
-      if (seen.has(b)) continue;
-      seen.add(b);
-      out.push(b);
-    }
-  }
+  for (const f of unknown) for (const b of facts.needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
   return out;
 }
 
