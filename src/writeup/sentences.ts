@@ -40,7 +40,15 @@ function lastAtOrBefore(starts: number[], offset: number): number {
   return lo;
 }
 
-const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
+/** Words whose full stop does not end a sentence ("e.g. "), matched case-insensitively. */
+const ABBREVIATIONS = ['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'ca', 'Fig', 'al', 'no'];
+const ABBREV = new RegExp(`(?:${ABBREVIATIONS.map((w) => `\\b${w.replace(/\./g, '\\.')}`).join('|')})$`, 'i');
+/**
+ * Their last letters, lower case: a full stop after any other character ends a sentence without
+ * cutting and testing the words before it (x | 0x20 is one of these letters only when x is that
+ * ASCII letter in either case, the only characters /i matches them with).
+ */
+const ABBREV_END = new Set(ABBREVIATIONS.map((w) => w.toLowerCase().charCodeAt(w.length - 1)));
 
 /** A sentence of a paragraph: its text starts at `base` in the paragraph's joined lines. */
 class ProseSentence implements Sentence {
@@ -101,11 +109,35 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
   BOUNDARY.lastIndex = 0;
   while (BOUNDARY.test(clean)) {
     const i = BOUNDARY.lastIndex - 1;
-    if (clean.charCodeAt(i) === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
+    if (clean.charCodeAt(i) === 46 && ABBREV_END.has(clean.charCodeAt(i - 1) | 0x20) && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
     push(i + 1);
     begin = i + 1;
   }
   push(clean.length);
+  return out;
+}
+
+/** Two ascending lists of distinct numbers as one, ascending, each once. */
+function mergeAscending(a: number[], b: number[]): number[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x <= y) {
+      out.push(x);
+      i++;
+      if (x === y) j++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
   return out;
 }
 
@@ -147,11 +179,10 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     if (!out) {
       if (needs.length === 1) out = withWord(needs[0]!);
       else {
-        // The words' lists are short (a needed word is in few sentences): merged, sorted, each once.
-        const merged: number[] = [];
-        for (const w of needs) for (const i of withWord(w)) merged.push(i);
-        merged.sort((a, b) => a - b);
-        out = merged.filter((i, k) => k === 0 || merged[k - 1] !== i);
+        // Each word's list is ascending with each sentence once: merged pairwise, in order, each
+        // once (what sorting their concatenation and dropping repeats gives).
+        out = withWord(needs[0]!);
+        for (let k = 1; k < needs.length; k++) out = mergeAscending(out, withWord(needs[k]!));
       }
       byNeeds.set(needs, out);
     }
