@@ -100,13 +100,20 @@ export function run(p: Plan, values: Map<string, FactValue>): void {
   }
 }
 
+/** Needs worked out so far, per plan and per set of known facts (all they depend on); bounded. */
+const WORKED = new WeakMap<Plan, Map<string, Map<string, string[]>>>();
+const MAX_KNOWN_SETS = 1024;
+
 /**
  * For each unknown fact, the case fields that would decide it: an unknown case field needs
  * itself, an unknown derived fact the fields behind its unknown inputs (never a known one), in
- * first-seen order, each once. Worked out when first asked, because most cases ask for a few:
- * judging a case reads the needs of its undecided rules only.
+ * first-seen order, each once. Worked out when first asked, and remembered for the set of known
+ * facts it was worked out under, which recurs from case to case (the lists depend on which facts
+ * are known, never on their values). The lists are shared: read them, do not change them.
  */
 export class Needs extends Map<string, string[]> {
+  #memo: Map<string, string[]> | undefined;
+
   constructor(
     private readonly p: Plan,
     private readonly known: ReadonlyMap<string, FactValue>,
@@ -114,9 +121,24 @@ export class Needs extends Map<string, string[]> {
     super();
   }
 
+  /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
+  #worked(): Map<string, string[]> {
+    let bySet = WORKED.get(this.p);
+    if (!bySet) WORKED.set(this.p, (bySet = new Map()));
+    const key = [...this.known.keys()].join('\u0000');
+    let memo = bySet.get(key);
+    if (!memo) {
+      if (bySet.size >= MAX_KNOWN_SETS) bySet.clear();
+      bySet.set(key, (memo = new Map()));
+    }
+    return memo;
+  }
+
   override get(name: string): string[] | undefined {
-    const cached = super.get(name);
-    if (cached !== undefined || this.known.has(name)) return cached;
+    if (this.known.has(name)) return undefined;
+    const memo = (this.#memo ??= this.#worked());
+    const cached = memo.get(name);
+    if (cached !== undefined) return cached;
     let n: string[] | undefined;
     const d = this.p.byName.get(name);
     if (!d) {
@@ -135,7 +157,7 @@ export class Needs extends Map<string, string[]> {
       }
       n ??= [];
     }
-    super.set(name, n);
+    memo.set(name, n);
     return n;
   }
 
