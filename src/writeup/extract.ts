@@ -113,7 +113,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
-      sentences.push(...sentencesOf(piece.lines));
+      sentencesOf(piece.lines, sentences);
     }
   }
   const prose = readProse(sentences, lex);
