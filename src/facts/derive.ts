@@ -100,9 +100,33 @@ export function run(p: Plan, values: Map<string, FactValue>): void {
   }
 }
 
-/** Needs worked out so far, per plan and per set of known facts (all they depend on); bounded. */
-const WORKED = new WeakMap<Plan, Map<string, Map<string, string[]>>>();
+/**
+ * Needs worked out so far, per plan and per set of known facts (all they depend on); bounded.
+ * `unions` holds needsOfAll's answers, by the list of names asked about (lists that recur, such
+ * as a remembered outcome's unknown facts).
+ */
+interface Worked {
+  needs: Map<string, string[]>;
+  unions: WeakMap<readonly string[], string[]>;
+}
+const WORKED = new WeakMap<Plan, Map<string, Worked>>();
 const MAX_KNOWN_SETS = 1024;
+
+/**
+ * The case fields behind several facts, first-seen order, each once: each fact's needs, or the
+ * fact itself when it has none listed. The returned list is shared when `needs` remembers it.
+ */
+export function needsOfAll(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+  if (needs instanceof Needs) return needs.union(names);
+  return union(needs, names);
+}
+
+function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+  // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
+  const out: string[] = [];
+  for (const f of names) for (const b of needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
+  return out;
+}
 
 /**
  * For each unknown fact, the case fields that would decide it: an unknown case field needs
@@ -112,7 +136,7 @@ const MAX_KNOWN_SETS = 1024;
  * are known, never on their values). The lists are shared: read them, do not change them.
  */
 export class Needs extends Map<string, string[]> {
-  #memo: Map<string, string[]> | undefined;
+  #memo: Worked | undefined;
 
   constructor(
     private readonly p: Plan,
@@ -122,21 +146,29 @@ export class Needs extends Map<string, string[]> {
   }
 
   /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
-  #worked(): Map<string, string[]> {
+  #worked(): Worked {
     let bySet = WORKED.get(this.p);
     if (!bySet) WORKED.set(this.p, (bySet = new Map()));
     const key = [...this.known.keys()].join('\u0000');
     let memo = bySet.get(key);
     if (!memo) {
       if (bySet.size >= MAX_KNOWN_SETS) bySet.clear();
-      bySet.set(key, (memo = new Map()));
+      bySet.set(key, (memo = { needs: new Map(), unions: new WeakMap() }));
     }
     return memo;
   }
 
+  /** needsOfAll for this case, remembered by the list asked about. */
+  union(names: readonly string[]): string[] {
+    const { unions } = (this.#memo ??= this.#worked());
+    let out = unions.get(names);
+    if (!out) unions.set(names, (out = union(this, names)));
+    return out;
+  }
+
   override get(name: string): string[] | undefined {
     if (this.known.has(name)) return undefined;
-    const memo = (this.#memo ??= this.#worked());
+    const memo = (this.#memo ??= this.#worked()).needs;
     const cached = memo.get(name);
     if (cached !== undefined) return cached;
     let n: string[] | undefined;

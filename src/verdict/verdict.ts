@@ -1,5 +1,6 @@
 import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
 import { caseFacts, type Facts, type FactValue } from '../facts/facts.js';
+import { needsOfAll } from '../facts/derive.js';
 import { ConditionRunner, type Outcome } from '../engine/evaluate.js';
 import type { RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
@@ -138,10 +139,7 @@ export function render(template: string, facts: Facts, extra: Record<string, Fac
 function needsOf(outcome: Outcome, facts: Facts): string[] {
   const unknown = outcome.unknownFacts;
   if (unknown.length === 1) return [...(facts.needs.get(unknown[0]!) ?? unknown)];
-  // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
-  const out: string[] = [];
-  for (const f of unknown) for (const b of facts.needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
-  return out;
+  return [...needsOfAll(facts.needs, unknown)];
 }
 
 /** Evaluate one case: facts, rules, findings, the primary verdict, claims, what is missing. */
