@@ -87,15 +87,29 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})) };
 }
 
+/** Per derivation of the plan, what it gives when none of its inputs is known. */
+const NONE_KNOWN_BY_PLAN = new WeakMap<Plan, Array<{ v: FactValue | undefined } | undefined>>();
+
 /** Run the plan over known values (mutated in place): every derivation whose inputs decide it. */
 export function run(p: Plan, values: Map<string, FactValue>): void {
+  let noneKnown = NONE_KNOWN_BY_PLAN.get(p);
+  if (!noneKnown) NONE_KNOWN_BY_PLAN.set(p, (noneKnown = []));
   for (let j = 0; j < p.ordered.length; j++) {
     const d = p.ordered[j]!;
     // One inputs object per derivation, reused from case to case: a derive reads its inputs and
     // keeps nothing (it is pure), and every key is written again before each call.
     const inputs = p.scratch[j]!;
-    for (const k of d.inputs) inputs[k] = values.get(k);
-    const v = d.derive(inputs);
+    let known = false;
+    for (const k of d.inputs) if ((inputs[k] = values.get(k)) !== undefined) known = true;
+    // With every input unknown a derivation always gives the same (it is pure): asked once (a
+    // list, which a reader could change, is not kept).
+    let v: FactValue | undefined;
+    const none = known ? undefined : noneKnown[j];
+    if (none) v = none.v;
+    else {
+      v = d.derive(inputs);
+      if (!known && !Array.isArray(v)) noneKnown[j] = { v };
+    }
     if (v !== undefined) values.set(d.name, v);
   }
 }
