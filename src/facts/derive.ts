@@ -46,6 +46,8 @@ export interface Plan {
   baseNames: ReadonlySet<string>;
   /** For each derived fact, the case fields it rests on (the closure of its inputs). */
   baseInputs: ReadonlyMap<string, readonly string[]>;
+  /** The inputs object of each of `ordered`, refilled for every run. */
+  scratch: ReadonlyArray<Record<string, FactValue | undefined>>;
 }
 
 /**
@@ -82,26 +84,74 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     ordered.push(d);
   };
   for (const d of derivations) visit(d, []);
-  return { ordered, byName, baseNames, baseInputs };
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})) };
 }
+
+/** Per derivation of the plan, what it gives when none of its inputs is known. */
+const NONE_KNOWN_BY_PLAN = new WeakMap<Plan, Array<{ v: FactValue | undefined } | undefined>>();
 
 /** Run the plan over known values (mutated in place): every derivation whose inputs decide it. */
 export function run(p: Plan, values: Map<string, FactValue>): void {
-  for (const d of p.ordered) {
-    const inputs: Record<string, FactValue | undefined> = {};
-    for (const k of d.inputs) inputs[k] = values.get(k);
-    const v = d.derive(inputs);
+  let noneKnown = NONE_KNOWN_BY_PLAN.get(p);
+  if (!noneKnown) NONE_KNOWN_BY_PLAN.set(p, (noneKnown = []));
+  for (let j = 0; j < p.ordered.length; j++) {
+    const d = p.ordered[j]!;
+    // One inputs object per derivation, reused from case to case: a derive reads its inputs and
+    // keeps nothing (it is pure), and every key is written again before each call.
+    const inputs = p.scratch[j]!;
+    let known = false;
+    for (const k of d.inputs) if ((inputs[k] = values.get(k)) !== undefined) known = true;
+    // With every input unknown a derivation always gives the same (it is pure): asked once (a
+    // list, which a reader could change, is not kept).
+    let v: FactValue | undefined;
+    const none = known ? undefined : noneKnown[j];
+    if (none) v = none.v;
+    else {
+      v = d.derive(inputs);
+      if (!known && !Array.isArray(v)) noneKnown[j] = { v };
+    }
     if (v !== undefined) values.set(d.name, v);
   }
 }
 
 /**
+ * Needs worked out so far, per plan and per set of known facts (all they depend on); bounded.
+ * `unions` holds needsOfAll's answers, by the list of names asked about (lists that recur, such
+ * as a remembered outcome's unknown facts).
+ */
+interface Worked {
+  needs: Map<string, string[]>;
+  unions: WeakMap<readonly string[], string[]>;
+}
+const WORKED = new WeakMap<Plan, Map<string, Worked>>();
+const MAX_KNOWN_SETS = 1024;
+
+/**
+ * The case fields behind several facts, first-seen order, each once: each fact's needs, or the
+ * fact itself when it has none listed. The returned list is shared when `needs` remembers it.
+ */
+export function needsOfAll(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+  if (needs instanceof Needs) return needs.union(names);
+  return union(needs, names);
+}
+
+function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+  // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
+  const out: string[] = [];
+  for (const f of names) for (const b of needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
+  return out;
+}
+
+/**
  * For each unknown fact, the case fields that would decide it: an unknown case field needs
  * itself, an unknown derived fact the fields behind its unknown inputs (never a known one), in
- * first-seen order, each once. Worked out when first asked, because most cases ask for a few:
- * judging a case reads the needs of its undecided rules only.
+ * first-seen order, each once. Worked out when first asked, and remembered for the set of known
+ * facts it was worked out under, which recurs from case to case (the lists depend on which facts
+ * are known, never on their values). The lists are shared: read them, do not change them.
  */
 export class Needs extends Map<string, string[]> {
+  #memo: Worked | undefined;
+
   constructor(
     private readonly p: Plan,
     private readonly known: ReadonlyMap<string, FactValue>,
@@ -109,31 +159,51 @@ export class Needs extends Map<string, string[]> {
     super();
   }
 
+  /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
+  #worked(): Worked {
+    let bySet = WORKED.get(this.p);
+    if (!bySet) WORKED.set(this.p, (bySet = new Map()));
+    const key = [...this.known.keys()].join('\u0000');
+    let memo = bySet.get(key);
+    if (!memo) {
+      if (bySet.size >= MAX_KNOWN_SETS) bySet.clear();
+      bySet.set(key, (memo = { needs: new Map(), unions: new WeakMap() }));
+    }
+    return memo;
+  }
+
+  /** needsOfAll for this case, remembered by the list asked about. */
+  union(names: readonly string[]): string[] {
+    const { unions } = (this.#memo ??= this.#worked());
+    let out = unions.get(names);
+    if (!out) unions.set(names, (out = union(this, names)));
+    return out;
+  }
+
   override get(name: string): string[] | undefined {
-    const cached = super.get(name);
-    if (cached !== undefined || this.known.has(name)) return cached;
+    if (this.known.has(name)) return undefined;
+    const memo = (this.#memo ??= this.#worked()).needs;
+    const cached = memo.get(name);
+    if (cached !== undefined) return cached;
     let n: string[] | undefined;
     const d = this.p.byName.get(name);
     if (!d) {
       if (!this.p.baseNames.has(name)) return undefined;
       n = [name];
     } else {
-      // The first unknown input's list is taken as it is; only further ones are merged.
-      let seen: Set<string> | undefined;
+      // The first unknown input's list is taken as it is; only further ones are merged (into a
+      // copy). The lists are short (a few case fields), so a linear look-up is cheaper than a Set.
+      let merged = false;
       for (const k of d.inputs) {
         const more = this.get(k);
         if (!more || more.length === 0) continue;
         if (!n) { n = more; continue; }
-        if (!seen) { seen = new Set(n); n = [...n]; }
-        for (const b of more) {
-          if (seen.has(b)) continue;
-          seen.add(b);
-          n.push(b);
-        }
+        if (!merged) { n = [...n]; merged = true; }
+        for (const b of more) if (!n.includes(b)) n.push(b);
       }
       n ??= [];
     }
-    super.set(name, n);
+    memo.set(name, n);
     return n;
   }
 

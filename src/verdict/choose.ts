@@ -19,6 +19,19 @@ export interface Choice {
   decides: string[];
 }
 
+/** Each verdict's place in a policy's order, worked out once per policy. */
+const RANKS = new WeakMap<VerdictPolicy, Map<VerdictId, number>>();
+function rankOf(policy: VerdictPolicy): Map<VerdictId, number> {
+  let ranks = RANKS.get(policy);
+  if (!ranks) {
+    ranks = new Map();
+    // The first entry of an id, as findIndex gives.
+    policy.order.forEach((e, i) => { if (!ranks!.has(e.id)) ranks!.set(e.id, i); });
+    RANKS.set(policy, ranks);
+  }
+  return ranks;
+}
+
 /**
  * Verdict precedence as data (rules/verdicts.yaml). Walk the order: the first verdict established
  * wins only when no verdict above it is still possible; otherwise every verdict still possible up
@@ -27,7 +40,7 @@ export interface Choice {
  */
 export function choose(policy: VerdictPolicy, findings: readonly Fired[], undecided: readonly Open[]): Choice {
   const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
-  const openOf = (v: VerdictId) => undecided.filter((u) => u.verdict === v);
+  const anyOpen = (v: VerdictId) => undecided.some((u) => u.verdict === v);
   const blocked = fired(policy.fallback.id);
   const possible: VerdictId[] = [];
   let established: VerdictId | undefined;
@@ -38,10 +51,11 @@ export function choose(policy: VerdictPolicy, findings: readonly Fired[], undeci
       established = id;
       break;
     }
-    if (openOf(id).length || (heldBack && fired(id))) possible.push(id);
+    if (anyOpen(id) || (heldBack && fired(id))) possible.push(id);
   }
   if (blocked && established === undefined) for (const v of policy.holds_back) if (!possible.includes(v) && policy.order.some((e) => e.id === v)) possible.push(v);
-  const rank = (v: VerdictId) => policy.order.findIndex((e) => e.id === v);
+  const ranks = rankOf(policy);
+  const rank = (v: VerdictId) => ranks.get(v) ?? -1;
   possible.sort((a, b) => rank(a) - rank(b));
   if (established !== undefined && possible.length === 1) {
     return { verdict: established, possible, decides: [] };

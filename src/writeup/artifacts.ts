@@ -64,7 +64,8 @@ function sniff(lines: SourceLine[], info: string): ArtifactKind | undefined {
   if (/^(?:bpftrace|bt)$/i.test(info)) return /^Attaching \d+ probes?/m.test(text) ? 'bpftrace' : 'bpftrace-script';
   if (/^Attaching \d+ probes?\.\.\./m.test(text)) return 'bpftrace';
   if (/^\[\s*\d+\.\d+\]\s+\S.*: error: /m.test(text) && /^\s+Command: /m.test(text)) return 'error_log';
-  if (/^Added new events?:$/m.test(text) || /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) return 'perf-probe';
+  // (The second expression needs "(on " somewhere: most blocks have none, and are not scanned.)
+  if (/^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text))) return 'perf-probe';
   if (/^\s*\[\s*\{/.test(text) && /"type"\s*:/.test(text)) return 'bpftool-link-json';
   if (/^\d+: (?:perf_event|kprobe_multi|tracing)\s/m.test(text) && /^\s+(?:kretprobe|kprobe|attach_type)\b/m.test(text)) return 'bpftool-link';
   if (/^\d+: (?:kprobe|tracing|perf_event)\s+name \S+/m.test(text)) return 'bpftool-prog';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { caseSchema, type Case } from '../case/schema.js';
-import { getPath, setPath } from '../dotted.js';
+import { setPath } from '../dotted.js';
 import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { schemaAt } from '../yamlfile.js';
@@ -53,24 +53,39 @@ const { id: ID, claims: CLAIMS } = caseSchema.shape;
  * those are, each checked against its own part of the case schema. Much cheaper than walking the
  * whole schema per write-up; the case schema stays the one definition.
  */
-function builtCaseValid(c: Record<string, unknown>, fields: Iterable<string>): boolean {
+function builtCaseValid(c: Record<string, unknown>, values: ReadonlyArray<readonly [string, WriteupFact['value']]>): boolean {
   if (!ID.safeParse(c.id).success) return false;
   if (c.claims !== undefined && !CLAIMS.safeParse(c.claims).success) return false;
-  for (const field of fields) if (!leafValid(field, getPath(c, field))) return false;
+  // Each field's value as set in the case: a field that is not a leaf of the format (the only
+  // kind a deeper field could replace in the case) is not valid whatever its value.
+  for (const [field, value] of values) if (!leafValid(field, value)) return false;
   return true;
 }
 
-/** Which values each field was found to accept: the same few recur across write-ups (bounded). */
-const ACCEPTED = new Map<string, boolean>();
+/**
+ * Which values each field was found to accept: the same few recur across write-ups (bounded).
+ * Per field, scalars (and null) are their own keys (a Map keeps 28, '28' and true apart) and
+ * lists are keyed by their JSON apart from them.
+ */
+const ACCEPTED = new Map<string, { scalars: Map<unknown, boolean>; lists: Map<string, boolean> }>();
+let acceptedSize = 0;
 function leafValid(field: string, value: unknown): boolean {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return LEAVES.get(field)?.safeParse(value).success ?? false;
-  const key = `${field}\u0000${typeof value}\u0000${Array.isArray(value) ? JSON.stringify(value) : String(value)}`;
-  let ok = ACCEPTED.get(key);
+  let known = ACCEPTED.get(field);
+  if (!known) ACCEPTED.set(field, (known = { scalars: new Map(), lists: new Map() }));
+  const list = Array.isArray(value) ? JSON.stringify(value) : undefined;
+  let ok = list === undefined ? known.scalars.get(value) : known.lists.get(list);
   if (ok === undefined) {
     const leaf = LEAVES.get(field);
     ok = leaf !== undefined && leaf.safeParse(value).success;
-    if (ACCEPTED.size >= 8192) ACCEPTED.clear();
-    ACCEPTED.set(key, ok);
+    if (acceptedSize >= 8192) {
+      ACCEPTED.clear();
+      acceptedSize = 0;
+      ACCEPTED.set(field, (known = { scalars: new Map(), lists: new Map() }));
+    }
+    acceptedSize++;
+    if (list === undefined) known.scalars.set(value, ok);
+    else known.lists.set(list, ok);
   }
   return ok;
 }
@@ -98,7 +113,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
-      sentences.push(...sentencesOf(piece.lines));
+      sentencesOf(piece.lines, sentences);
     }
   }
   const prose = readProse(sentences, lex);
@@ -112,7 +127,11 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
 
   // One value per field: strongest source wins; disagreeing stated values are a conflict.
   const byPath = new Map<string, WriteupFact[]>();
-  for (const f of facts) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f]);
+  for (const f of facts) {
+    const list = byPath.get(f.path);
+    if (list) list.push(f);
+    else byPath.set(f.path, [f]);
+  }
   const data: Record<string, unknown> = {};
   const provenance: Record<string, string> = {};
   const conflicts: FactConflict[] = [];
@@ -121,6 +140,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best));
     values.push([p, chosen.value]);
     provenance[p] = `${file}:${chosen.line}:${chosen.col}`;
+    if (list.length === 1) continue;
     const key = JSON.stringify(chosen.value);
     const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key);
     if (others.length && chosen.origin !== 'implied') conflicts.push({ path: p, chosen, others });
@@ -140,7 +160,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
-  if (builtCaseValid(c, byPath.keys())) return { file, kind, facts, claims, notClaims, conflicts, case: c as Case };
+  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {

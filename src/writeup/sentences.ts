@@ -40,23 +40,49 @@ function lastAtOrBefore(starts: number[], offset: number): number {
   return lo;
 }
 
-const ABBREV = /(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bapprox|\bca|\bFig|\bal|\bno)$/i;
+/** Words whose full stop does not end a sentence ("e.g. "), matched case-insensitively. */
+const ABBREVIATIONS = ['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'ca', 'Fig', 'al', 'no'];
+const ABBREV = new RegExp(`(?:${ABBREVIATIONS.map((w) => `\\b${w.replace(/\./g, '\\.')}`).join('|')})$`, 'i');
+/**
+ * Their last letters, lower case: a full stop after any other character ends a sentence without
+ * cutting and testing the words before it (x | 0x20 is one of these letters only when x is that
+ * ASCII letter in either case, the only characters /i matches them with).
+ */
+const ABBREV_END = new Set(ABBREVIATIONS.map((w) => w.toLowerCase().charCodeAt(w.length - 1)));
+
+/** A paragraph's lines; where each starts in their joined text is worked out when first asked. */
+interface Paragraph {
+  lines: SourceLine[];
+  starts?: number[];
+}
 
 /** A sentence of a paragraph: its text starts at `base` in the paragraph's joined lines. */
 class ProseSentence implements Sentence {
   constructor(
     readonly text: string,
     private readonly base: number,
-    private readonly paragraph: { lines: SourceLine[]; starts: number[] },
+    private readonly paragraph: Paragraph,
   ) {}
 
   at(i: number): { line: number; col: number } {
     const offset = this.base + i;
-    const { lines, starts } = this.paragraph;
+    const { lines } = this.paragraph;
+    const starts = (this.paragraph.starts ??= startsOf(lines));
     const lo = lastAtOrBefore(starts, offset);
     const l = lines[lo]!;
     return { line: l.line, col: l.col + Math.max(0, offset - starts[lo]!) };
   }
+}
+
+/** Where each line starts in the lines joined by one space. */
+function startsOf(lines: SourceLine[]): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (const l of lines) {
+    starts.push(at);
+    at += l.text.length + 1;
+  }
+  return starts;
 }
 
 const NONE: number[] = [];
@@ -70,30 +96,27 @@ function isBlank(c: number): boolean {
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
 
-/** Split prose lines into sentences; markup characters become spaces so columns stay true. */
-export function sentencesOf(lines: SourceLine[]): Sentence[] {
-  // One native join (a flat string) rather than a chain of concatenations to flatten later.
-  const starts: number[] = [];
-  const texts: string[] = [];
-  let at = 0;
-  for (const l of lines) {
-    starts.push(at);
-    texts.push(l.text);
-    at += l.text.length + 1;
+/** The texts of a paragraph's lines, to join: one array reused (sentencesOf is not re-entered). */
+const TEXTS: string[] = [];
+
+/**
+ * Split prose lines into sentences; markup characters become spaces so columns stay true. The
+ * sentences are appended to `into` when given (the caller's list, not a list per paragraph).
+ */
+export function sentencesOf(lines: SourceLine[], into: Sentence[] = []): Sentence[] {
+  // One native join (a flat string) rather than a chain of concatenations to flatten later; a
+  // single line is its own text.
+  let joined: string;
+  if (lines.length === 1) joined = lines[0]!.text;
+  else {
+    TEXTS.length = 0;
+    for (const l of lines) TEXTS.push(l.text);
+    joined = TEXTS.join(' ');
+    TEXTS.length = 0;
   }
-  const joined = texts.join(' ');
   const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
-  const paragraph = { lines, starts };
-  const out: Sentence[] = [];
+  const paragraph: Paragraph = { lines };
   let begin = 0;
-  // The sentence is [begin, end) less the blanks around it, cut once (what trim() keeps).
-  const push = (end: number) => {
-    let a = begin;
-    let b = end;
-    while (a < b && isBlank(clean.charCodeAt(a))) a++;
-    while (b > a && isBlank(clean.charCodeAt(b - 1))) b--;
-    if (b > a) out.push(new ProseSentence(clean.slice(a, b), a, paragraph));
-  };
   // The boundaries are found by the regular expression (native code), not by a loop over every
   // character; an abbreviation's full stop ("e.g. ") is passed over.
   // test() rather than exec(): no match object per boundary (the match is the one character
@@ -101,11 +124,44 @@ export function sentencesOf(lines: SourceLine[]): Sentence[] {
   BOUNDARY.lastIndex = 0;
   while (BOUNDARY.test(clean)) {
     const i = BOUNDARY.lastIndex - 1;
-    if (clean.charCodeAt(i) === 46 && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
-    push(i + 1);
+    if (clean.charCodeAt(i) === 46 && ABBREV_END.has(clean.charCodeAt(i - 1) | 0x20) && ABBREV.test(clean.slice(Math.max(begin, i - 8), i))) continue;
+    pushSentence(into, clean, begin, i + 1, paragraph);
     begin = i + 1;
   }
-  push(clean.length);
+  pushSentence(into, clean, begin, clean.length, paragraph);
+  return into;
+}
+
+/** The sentence [begin, end) of `clean` less the blanks around it, cut once (what trim() keeps), if any is left. */
+function pushSentence(out: Sentence[], clean: string, begin: number, end: number, paragraph: Paragraph): void {
+  let a = begin;
+  let b = end;
+  while (a < b && isBlank(clean.charCodeAt(a))) a++;
+  while (b > a && isBlank(clean.charCodeAt(b - 1))) b--;
+  if (b > a) out.push(new ProseSentence(clean.slice(a, b), a, paragraph));
+}
+
+/** Two ascending lists of distinct numbers as one, ascending, each once. */
+function mergeAscending(a: number[], b: number[]): number[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x <= y) {
+      out.push(x);
+      i++;
+      if (x === y) j++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
   return out;
 }
 
@@ -139,19 +195,18 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   }
   const byWord = sentencesWithWords(joined, starts, wordIndexOf(lex));
   const withWord = (w: string): number[] => byWord.get(w) ?? NONE;
-  const all = sentences.map((_, i) => i);
+  let all: number[] | undefined;
   const byNeeds = new Map<string[], number[]>();
   const candidates = (needs: string[]): number[] => {
-    if (needs.length === 0) return all;
+    if (needs.length === 0) return (all ??= sentences.map((_, i) => i));
     let out = byNeeds.get(needs);
     if (!out) {
       if (needs.length === 1) out = withWord(needs[0]!);
       else {
-        // The words' lists are short (a needed word is in few sentences): merged, sorted, each once.
-        const merged: number[] = [];
-        for (const w of needs) for (const i of withWord(w)) merged.push(i);
-        merged.sort((a, b) => a - b);
-        out = merged.filter((i, k) => k === 0 || merged[k - 1] !== i);
+        // Each word's list is ascending with each sentence once: merged pairwise, in order, each
+        // once (what sorting their concatenation and dropping repeats gives).
+        out = withWord(needs[0]!);
+        for (let k = 1; k < needs.length; k++) out = mergeAscending(out, withWord(needs[k]!));
       }
       byNeeds.set(needs, out);
     }
