@@ -193,7 +193,9 @@ export class OpsThread {
     // doubling the worker's young generation (16 -> 32 MB between 1 M and 10 M records: RSS rose
     // with the length of the file). Capped, they are promoted and collected instead: RSS 88 MB
     // at 1 M and 92 MB at 10 M records of probe.jsonl, against 95 and 116 MB, for the same CPU.
-    this.worker = new Worker(new URL('./opsWorker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    // No inherited node flags: ours need none, and some stop a worker from starting at all
+    // (--input-type, given to `node -e`, refuses a worker's file entry).
+    this.worker = new Worker(new URL('./opsWorker.js', import.meta.url), { workerData, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     this.ended = new Promise((resolve, reject) => {
       this.worker.once('message', (m: OpsThreadEnd | { error: string; code?: string }) => {
         if ('error' in m) reject(Object.assign(new Error(m.error), { code: m.code }));
