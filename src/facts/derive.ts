@@ -148,6 +148,8 @@ function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): 
  * first-seen order, each once. Worked out when first asked, and remembered for the set of known
  * facts it was worked out under, which recurs from case to case (the lists depend on which facts
  * are known, never on their values). The lists are shared: read them, do not change them.
+ * A look-up only (get, has): the lists live in that shared memo, not in this map, so its size
+ * and iteration are empty.
  */
 export class Needs extends Map<string, string[]> {
   #memo: Worked | undefined;
