@@ -3,7 +3,7 @@ import { LedgerBuilder, type EntrySemantics, type LedgerResult } from '../../src
 import type { OpRecord, ProbeRecord } from '../../src/ledger/records.js';
 import { LogHistogram } from '../../src/ledger/histogram.js';
 import fc from 'fast-check';
-import { INTERVAL, NONE, POINT, RetroSweep } from '../../src/ledger/sweep.js';
+import { INTERVAL, NONE, POINT, RetroSweep, SWEEP_PAGE_SHIFT } from '../../src/ledger/sweep.js';
 import { KeyHeap } from '../../src/ledger/heap.js';
 
 type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string, resNs?: number];
@@ -230,13 +230,13 @@ describe('retroactive high-water sweep', () => {
     expect(s.at).toBe(10);
   });
 
-  it('equals the definition on any order of opens and closes (also closes repeated, like the end of capture does)', () => {
+  it.each([1, 3, SWEEP_PAGE_SHIFT])('equals the definition on any order of opens and closes (also closes repeated, like the end of capture does), pages of 2^%i points', (pageShift) => {
     // A script: each step opens a call, or closes an open one as INTERVAL, POINT or NONE.
     // Mostly INTERVAL closes of recent calls while an old call stays open: many resolved points, so the pruning (and its ties) runs.
     const step = fc.record({ open: fc.boolean(), pick: fc.nat(), how: fc.constantFrom(INTERVAL, INTERVAL, INTERVAL, POINT, NONE), again: fc.boolean() });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 600, size: 'max' }), (steps) => {
-        const s = new RetroSweep();
+        const s = new RetroSweep(pageShift);
         const calls: { h: number; at: number; open: number; close: number; how: number }[] = [];
         const open: number[] = [];
         let clock = 0;
@@ -293,6 +293,32 @@ describe('retroactive high-water sweep', () => {
     }
     expect(most).toBeLessThan(5000);
     expect(s.value).toBe(2);
+  });
+
+  it('reuses its pages: memory follows the most points held, not the number of calls', () => {
+    // Calls that never return (misses outside every operation) stay open to the end; between
+    // them, short calls come and go. The points held grow with the stuck calls only.
+    const s = new RetroSweep(4);
+    const stuck: number[] = [];
+    let clock = 0;
+    const bytesAt: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 50000; i++) {
+        clock += 10;
+        if (i % 5000 === 0 && round === 0) stuck.push(s.open(clock, clock));
+        s.close(s.open(clock, clock), INTERVAL);
+      }
+      bytesAt.push(s.bytes);
+    }
+    // 10 stuck calls and a mark of 11: at most 2 x 10 + 11 + 1 points after a prune, twice that
+    // (and 64) before one; pages of 16 points of 53 bytes, one more for the page being filled.
+    const most = 2 * (2 * stuck.length + (stuck.length + 1) + 1) + 64;
+    expect(s.held).toBeLessThanOrEqual(most);
+    expect(s.bytes).toBeLessThanOrEqual((Math.ceil(most / 16) + 1) * 16 * 53);
+    // Rounds 2 to 4 open 150,000 more calls and need no new page.
+    expect(bytesAt[3]).toBe(bytesAt[0]);
+    for (const k of stuck) s.close(k, INTERVAL);
+    expect(s.value).toBe(stuck.length + 1);
   });
 });
 
