@@ -1,6 +1,7 @@
 import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
 import { KeyHeap } from './heap.js';
+import { CallStack, CallTable, NO_CALL } from './calls.js';
 import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
 
 /**
@@ -90,33 +91,10 @@ interface OpState {
   active: boolean;
   /** A record was bound to it while another operation of its task could have owned it too. */
   uncertain: boolean;
-  /** Its calls still open, linked through the calls themselves (no array per operation, O(1) removal). */
-  calls: OpenCall | null;
-}
-
-interface OpenCall {
-  tsNs: number;
-  task: number;
-  op: OpState | undefined;
-  line: number;
-  inst: string | undefined;
-  /** Its points in the admitted and the demand sweeps (-1: no demand sweep). */
-  pa: number;
-  pd: number;
-  /** Neighbours in `op.calls`. */
-  prev: OpenCall | null;
-  next: OpenCall | null;
-}
-
-function unlinkCall(call: OpenCall): void {
-  const op = call.op;
-  if (op === undefined) return;
-  if (call.prev !== null) call.prev.next = call.next;
-  else if (op.calls === call) op.calls = call.next;
-  else return; // not linked (already unlinked)
-  if (call.next !== null) call.next.prev = call.prev;
-  call.prev = null;
-  call.next = null;
+  /** Its calls still open, linked through the call table's rows (no array per operation, O(1) removal). */
+  calls: number;
+  /** Its number in the call table (see CallTable.addOwner). */
+  slot: number;
 }
 
 /** Remove `x` from `list` keeping the order (splice would allocate an array of the removed element). */
@@ -266,13 +244,13 @@ export class LedgerBuilder {
   /** Retired operations' objects, for reuse (see advance). */
   private readonly freeOps: OpState[] = [];
   /**
-   * Closed calls' objects, for reuse: a call is released only where it leaves every index (its
-   * task's stack, the id index, its operation's list), and its sweep points are named by number,
-   * so nothing refers to it any more. An object per entry was most of what the ledger allocated.
+   * The open calls, as rows named by number (see calls.ts): a call is released only where it
+   * leaves every index (its task's stack, the id index, its operation's list), and its sweep
+   * points are named by number, so nothing refers to it any more.
    */
-  private readonly freeCalls: OpenCall[] = [];
-  private readonly inst = new Map<string, OpenCall>();
-  private readonly stacks = new Map<number, OpenCall[]>();
+  private readonly calls = new CallTable<OpState>();
+  private readonly inst = new Map<string, number>();
+  private readonly stacks = new Map<number, CallStack>();
   private readonly hist = new LogHistogram();
   private readonly counterFirst = new Map<string, CounterRecord>();
   private readonly counterLast = new Map<string, CounterRecord>();
@@ -366,7 +344,11 @@ export class LedgerBuilder {
       if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
       throw new Error(`line ${rec.line}: expected ${expected}; got ${got}`);
     }
-    const st = this.freeOps.pop() ?? { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: null };
+    let st = this.freeOps.pop();
+    if (st === undefined) {
+      st = { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: NO_CALL, slot: -1 };
+      this.calls.addOwner(st);
+    }
     st.op = rec.op;
     st.task = rec.task;
     st.submitNs = rec.submitNs;
@@ -379,7 +361,7 @@ export class LedgerBuilder {
     st.filtered = 0;
     st.active = true;
     st.uncertain = false;
-    st.calls = null;
+    st.calls = NO_CALL;
     if (this.opIds) {
       const prev = this.activeById.get(rec.op);
       if (prev !== undefined) {
@@ -401,22 +383,24 @@ export class LedgerBuilder {
   private retire(st: OpState, stopNs: number): void {
     st.active = false;
     const rec = st;
-    if (st.calls !== null && rec.doneNs !== null && rec.doneNs <= stopNs) {
+    if (st.calls !== NO_CALL && rec.doneNs !== null && rec.doneNs <= stopNs) {
       // The operation completed, so its unreturned calls are over (a missed return, or a call the
       // return probe never admitted): stop counting them as outstanding and keep the task's stack clean.
-      for (let call: OpenCall | null = st.calls; call !== null; call = call.next) {
+      const T = this.calls;
+      for (let call = st.calls; call !== NO_CALL; call = T.next[call]!) {
         this.removeFromStack(call);
-        if (call.inst !== undefined && this.inst.get(call.inst) === call) this.inst.delete(call.inst);
+        const inst = T.inst(call);
+        if (inst !== undefined && this.inst.get(inst) === call) this.inst.delete(inst);
         this.openCount--;
         this.abandoned++;
         // An instance record held an instance at least at its entry; an entry event may have been a miss.
-        this.sweepA.close(call.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
+        this.sweepA.close(T.pa[call]!, this.opts.semantics === 'instance' ? POINT : NONE);
+        if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
         // Out of the stack, the id index and (below) the operation's list: free for reuse (its
         // `next` is read before any entry can take it).
-        this.freeCalls.push(call);
+        T.release(call);
       }
-      st.calls = null;
+      st.calls = NO_CALL;
     }
     if (this.opIds) {
       if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
@@ -477,7 +461,7 @@ export class LedgerBuilder {
       // Retired here, it is in no index, and its unreturned calls were closed with it: nothing
       // refers to it any more, so the next operation reuses the object (a quarter of the
       // ledger's allocation was one of these per operation).
-      if (top.calls === null) this.freeOps.push(top);
+      if (top.calls === NO_CALL) this.freeOps.push(top);
       top = this.heap.peek();
     }
   }
@@ -516,11 +500,12 @@ export class LedgerBuilder {
     return latest;
   }
 
-  private removeFromStack(call: OpenCall): boolean {
-    if (call.task < 0) return false;
-    const stack = this.stacks.get(call.task);
+  private removeFromStack(call: number): boolean {
+    const task = this.calls.task[call]!;
+    if (task < 0) return false;
+    const stack = this.stacks.get(task);
     // Empty stacks stay: the same tasks come back, and re-creating them is garbage.
-    return stack !== undefined && removeItem(stack, call);
+    return stack !== undefined && stack.remove(call);
   }
 
   /** Feed one probe record (entry, return or filtered), in time order. */
@@ -542,36 +527,36 @@ export class LedgerBuilder {
       return;
     }
     const op = this.matchOp(rec);
-    // A closed call's object, when there is one (see freeCalls).
-    const call = this.freeCalls.pop() ?? { tsNs: 0, task: -1, op: undefined, line: 0, inst: undefined, pa: -1, pd: -1, prev: null, next: null };
-    call.tsNs = rec.tsNs;
-    call.task = rec.task;
-    call.op = op;
-    call.line = rec.line;
-    call.inst = rec.inst;
-    call.pa = this.sweepA.open(rec.tsNs, rec.line);
-    call.pd = this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1;
-    call.prev = null;
-    call.next = null;
+    const T = this.calls;
+    const call = T.take();
+    T.tsNs[call] = rec.tsNs;
+    T.task[call] = rec.task;
+    T.setOp(call, op);
+    T.line[call] = rec.line;
+    T.setInst(call, rec.inst);
+    T.pa[call] = this.sweepA.open(rec.tsNs, rec.line);
+    T.pd[call] = this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1;
+    T.prev[call] = NO_CALL;
+    T.next[call] = NO_CALL;
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
         // The id came back while we still held it open: its return was never recorded.
         this.dupInst++;
-        this.warn('trace', rec.line, `an instance id not already open (line ${old.line} opened it, no return seen)`, JSON.stringify(rec.inst));
+        this.warn('trace', rec.line, `an instance id not already open (line ${T.line[old]!} opened it, no return seen)`, JSON.stringify(rec.inst));
         this.removeFromStack(old);
         this.openCount--;
-        unlinkCall(old);
-        this.sweepA.close(old.pa, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (old.pd >= 0) this.sweepD!.close(old.pd, POINT);
-        this.freeCalls.push(old);
+        T.unlink(old);
+        this.sweepA.close(T.pa[old]!, this.opts.semantics === 'instance' ? POINT : NONE);
+        if (T.pd[old]! >= 0) this.sweepD!.close(T.pd[old]!, POINT);
+        T.release(old);
       }
       this.inst.set(rec.inst, call);
     }
     if (rec.task >= 0) {
-      const stack = this.stacks.get(rec.task);
-      if (stack === undefined) this.stacks.set(rec.task, [call]);
-      else stack.push(call);
+      let stack = this.stacks.get(rec.task);
+      if (stack === undefined) this.stacks.set(rec.task, (stack = new CallStack()));
+      stack.push(call);
     }
     this.openCount++;
     if (this.openCount > MAX_OPEN_CALLS) {
@@ -584,12 +569,7 @@ export class LedgerBuilder {
     if (op !== undefined) {
       op.entries++;
       op.open++;
-      const head = op.calls;
-      if (head !== null) {
-        call.next = head;
-        head.prev = call;
-      }
-      op.calls = call;
+      T.link(call, op);
     } else if (this.hasOps) {
       this.foreign++;
     }
@@ -597,7 +577,8 @@ export class LedgerBuilder {
 
   private ret(rec: ProbeRecord): void {
     this.nReturns++;
-    let call: OpenCall | undefined;
+    const T = this.calls;
+    let call: number | undefined;
     if (rec.inst !== undefined) {
       call = this.inst.get(rec.inst);
       if (call !== undefined) {
@@ -611,7 +592,8 @@ export class LedgerBuilder {
         if (stack.length > 1) this.ambiguous++;
         call = stack.pop();
         if (call !== undefined) {
-          if (call.inst !== undefined) this.inst.delete(call.inst);
+          const inst = T.inst(call);
+          if (inst !== undefined) this.inst.delete(inst);
           this.byTask++;
         }
       }
@@ -630,25 +612,26 @@ export class LedgerBuilder {
     }
     this.openCount--;
     this.paired++;
-    this.sweepA.close(call.pa, INTERVAL);
-    if (call.pd >= 0) this.sweepD!.close(call.pd, INTERVAL);
-    const d = rec.tsNs - call.tsNs;
+    this.sweepA.close(T.pa[call]!, INTERVAL);
+    if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, INTERVAL);
+    const d = rec.tsNs - T.tsNs[call]!;
+    const op = T.op(call);
     if (d < 0) {
       this.negative++;
-      this.warn('trace', rec.line, `a return after its entry (line ${call.line})`, `${d} ns`);
-    } else if (!this.hasOps || (call.op !== undefined && call.op.eligible)) {
+      this.warn('trace', rec.line, `a return after its entry (line ${T.line[call]!})`, `${d} ns`);
+    } else if (!this.hasOps || (op !== undefined && op.eligible)) {
       this.hist.add(d);
       this.opts.observe?.duration?.(d);
     }
-    if (call.op !== undefined) {
-      call.op.open--;
-      call.op.returned++;
-      unlinkCall(call);
+    if (op !== undefined) {
+      op.open--;
+      op.returned++;
+      T.unlink(call);
     } else if (this.hasOps) {
       this.foreign++;
     }
     // Paired: out of its stack, the id index and its operation's list, so free for reuse.
-    this.freeCalls.push(call);
+    T.release(call);
   }
 
   private filtered(rec: ProbeRecord): void {
@@ -702,15 +685,17 @@ export class LedgerBuilder {
     // Calls still open at the end: an instance record held its instance to the stop; an entry
     // event may have been a miss, and the call may have ended unseen (demand counts its entry only).
     const endHow = this.opts.semantics === 'instance' ? INTERVAL : NONE;
+    const T = this.calls;
     for (const stack of this.stacks.values()) {
-      for (const call of stack) {
-        this.sweepA.close(call.pa, endHow);
-        if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
+      for (let i = 0; i < stack.length; i++) {
+        const call = stack.at(i);
+        this.sweepA.close(T.pa[call]!, endHow);
+        if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
       }
     }
     for (const call of this.inst.values()) {
-      this.sweepA.close(call.pa, endHow);
-      if (call.pd >= 0) this.sweepD!.close(call.pd, POINT);
+      this.sweepA.close(T.pa[call]!, endHow);
+      if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
     }
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
