@@ -67,6 +67,9 @@ export class RetroSweep {
   private readonly free: Page[] = [];
   private h = 0;
   private n = 0;
+  /** The page open() writes to, and the position of its first slot. */
+  private wp: Page | undefined;
+  private wBase: number;
   private seq = 0;
   private pruneAt = 64;
   value = 0;
@@ -78,14 +81,18 @@ export class RetroSweep {
     this.shift = pageShift;
     this.size = 1 << pageShift;
     this.mask = this.size - 1;
+    this.wBase = -this.size;
   }
 
   /** A call began at `at` (trace ns) on `line`; the number names its point for `close`. */
   open(at: number, line: number): number {
-    if (this.n === this.pages.length << this.shift) this.pages.push(this.free.pop() ?? newPage(this.size));
     const i = this.n++;
-    const p = this.pages[i >> this.shift]!;
-    const j = i & this.mask;
+    let j = i - this.wBase;
+    if (j === this.size) {
+      this.writeNext(i);
+      j = 0;
+    }
+    const p = this.wp!;
     const seq = this.seq++;
     p.seqs[j] = seq;
     p.ats[j] = at;
@@ -96,6 +103,18 @@ export class RetroSweep {
     return seq;
   }
 
+  /** Position i starts a page: write there (a page held already, else a free or new one). */
+  private writeNext(i: number): void {
+    const k = i >> this.shift;
+    let p = this.pages[k];
+    if (p === undefined) {
+      p = this.free.pop() ?? newPage(this.size);
+      this.pages.push(p);
+    }
+    this.wp = p;
+    this.wBase = i;
+  }
+
   /** Give the pages wholly before h back to the free list. */
   private letGo(): void {
     const size = this.size;
@@ -103,21 +122,33 @@ export class RetroSweep {
       this.free.push(this.pages.shift()!);
       this.h -= size;
       this.n -= size;
+      this.wBase -= size;
     }
   }
 
   /** Position of the open point `seq`, or -1 (resolved, or let go). */
   private find(seq: number): number {
+    if (this.h === this.n) return -1;
     const pages = this.pages;
     const shift = this.shift;
     const mask = this.mask;
-    let lo = this.h;
-    let hi = this.n - 1;
+    // Seqs rise with the position: first the page (most often the only one), then the slot.
+    let pl = this.h >> shift;
+    let ph = (this.n - 1) >> shift;
+    while (pl < ph) {
+      const mid = (pl + ph + 1) >> 1;
+      if (pages[mid]!.seqs[0]! <= seq) pl = mid;
+      else ph = mid - 1;
+    }
+    const p = pages[pl]!;
+    const base = pl << shift;
+    const seqs = p.seqs;
+    let lo = Math.max(this.h, base) - base;
+    let hi = Math.min(this.n - 1, base + mask) - base;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const p = pages[mid >> shift]!;
-      const s = p.seqs[mid & mask]!;
-      if (s === seq) return p.opens[mid & mask] === 1 ? mid : -1;
+      const s = seqs[mid]!;
+      if (s === seq) return p.opens[mid] === 1 ? base + mid : -1;
       if (s < seq) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -128,59 +159,77 @@ export class RetroSweep {
   close(seq: number, how: number): void {
     const pos = this.find(seq);
     if (pos < 0) return;
-    const shift = this.shift;
-    const mask = this.mask;
-    const at = this.pages[pos >> shift]!;
-    const k = pos & mask;
-    at.opens[k] = 0;
+    const p = this.pages[pos >> this.shift]!;
+    const k = pos & this.mask;
+    p.opens[k] = 0;
     if (how === INTERVAL) {
-      // Every point from its entry on (they all began while it was open) gains it.
-      let i = this.n - 1;
-      while (i >= pos) {
-        const p = this.pages[i >> shift]!;
-        const vs = p.vs;
-        const ties = p.tieSeqs;
-        const start = Math.max(pos, i & ~mask);
-        for (let j = i & mask, end = start & mask; j >= end; j--) {
+      if (pos >= this.wBase) {
+        // Most often the call and every point after it are on the write page.
+        const { vs, tieSeqs } = p;
+        for (let j = this.n - 1 - this.wBase; j >= k; j--) {
           vs[j] = vs[j]! + 1;
-          // The dropped point j stands in for began before seq: it does not get this one.
-          const t = ties[j]!;
-          if (t >= 0 && t < seq) ties[j] = -1;
+          const t = tieSeqs[j]!;
+          if (t >= 0 && t < seq) tieSeqs[j] = -1;
         }
-        i = start - 1;
-      }
+      } else this.lift(pos, seq);
     } else if (how === POINT) {
-      at.vs[k] = at.vs[k]! + 1;
-      at.tieSeqs[k] = -1;
+      p.vs[k] = p.vs[k]! + 1;
+      p.tieSeqs[k] = -1;
     }
-    this.settle();
+    // Only the oldest unresolved call's close can make points final; any may call for a prune.
+    if (pos === this.h) this.settle();
+    else if (this.n - this.h > this.pruneAt) this.prune();
+  }
+
+  /** Every point from `pos` on (they all began while call `seq` was open) gains it. */
+  private lift(pos: number, seq: number): void {
+    const shift = this.shift;
+    for (let i = this.n - 1; i >= pos; ) {
+      const base = (i >> shift) << shift;
+      const { vs, tieSeqs } = this.pages[i >> shift]!;
+      for (let j = i - base, end = Math.max(pos, base) - base; j >= end; j--) {
+        vs[j] = vs[j]! + 1;
+        // The dropped point j stands in for began before seq: it does not get this one.
+        const t = tieSeqs[j]!;
+        if (t >= 0 && t < seq) tieSeqs[j] = -1;
+      }
+      i = base - 1;
+    }
   }
 
   /** Points before the oldest unresolved call are final. */
   private settle(): void {
-    const pages = this.pages;
     const shift = this.shift;
-    const mask = this.mask;
-    while (this.h < this.n) {
-      const p = pages[this.h >> shift]!;
-      const j = this.h & mask;
-      if (p.opens[j] !== 0) break;
-      this.h++;
-      const v = p.vs[j]!;
-      if (v > this.value) {
-        this.value = v;
-        const tied = p.tieSeqs[j]! >= 0;
-        this.at = tied ? p.tieAts[j]! : p.ats[j]!;
-        this.line = tied ? p.tieLines[j]! : p.lines[j]!;
+    const n = this.n;
+    let h = this.h;
+    while (h < n) {
+      const base = (h >> shift) << shift;
+      const p = this.pages[h >> shift]!;
+      const opens = p.opens;
+      const stop = Math.min(n, base + this.size) - base;
+      let j = h - base;
+      for (; j < stop && opens[j] === 0; j++) {
+        const v = p.vs[j]!;
+        if (v > this.value) {
+          this.value = v;
+          const tied = p.tieSeqs[j]! >= 0;
+          this.at = tied ? p.tieAts[j]! : p.ats[j]!;
+          this.line = tied ? p.tieLines[j]! : p.lines[j]!;
+        }
       }
+      h = base + j;
+      if (j < stop) break;
     }
-    if (this.h === this.n) {
+    this.h = h;
+    if (h === n) {
       // Nothing held: every page is free again, in place.
       this.h = 0;
       this.n = 0;
-    } else if (this.n - this.h > this.pruneAt) {
+      this.wp = this.pages[0];
+      this.wBase = 0;
+    } else if (n - h > this.pruneAt) {
       this.prune();
-    } else {
+    } else if (h >= this.size) {
       this.letGo();
     }
   }
@@ -190,6 +239,7 @@ export class RetroSweep {
     const pages = this.pages;
     const shift = this.shift;
     const mask = this.mask;
+    const h = this.h;
     let w = this.n;
     let max = -1;
     // Where the leftmost point of the highest value so far now is (page and slot).
@@ -198,42 +248,47 @@ export class RetroSweep {
     // An open call lies between this point and the max: its INTERVAL close would lift the max
     // and not this point, so an equal value here is no longer a tie that the max can carry.
     let openBetween = false;
-    for (let i = this.n - 1; i >= this.h; i--) {
-      const p = pages[i >> shift]!;
-      const j = i & mask;
-      const v = p.vs[j]!;
-      if (p.opens[j] === 0 && mp !== undefined && (v < max || (v === max && !openBetween))) {
-        const tied = p.tieSeqs[j]! >= 0;
-        const first = tied ? p.tieSeqs[j]! : p.seqs[j]!;
-        if (v === max && (mp.tieSeqs[mj]! < 0 || first < mp.tieSeqs[mj]!)) {
-          mp.tieSeqs[mj] = first;
-          mp.tieAts[mj] = tied ? p.tieAts[j]! : p.ats[j]!;
-          mp.tieLines[mj] = tied ? p.tieLines[j]! : p.lines[j]!;
+    // Read page by page, from the end; the write position w trails behind (at or after the read).
+    for (let i = this.n - 1; i >= h; ) {
+      const base = (i >> shift) << shift;
+      const { seqs, ats, lines, vs, opens, tieSeqs, tieAts, tieLines } = pages[i >> shift]!;
+      const end = Math.max(h, base) - base;
+      for (let j = i - base; j >= end; j--) {
+        const v = vs[j]!;
+        if (opens[j] === 0 && mp !== undefined && (v < max || (v === max && !openBetween))) {
+          const tied = tieSeqs[j]! >= 0;
+          const first = tied ? tieSeqs[j]! : seqs[j]!;
+          if (v === max && (mp.tieSeqs[mj]! < 0 || first < mp.tieSeqs[mj]!)) {
+            mp.tieSeqs[mj] = first;
+            mp.tieAts[mj] = tied ? tieAts[j]! : ats[j]!;
+            mp.tieLines[mj] = tied ? tieLines[j]! : lines[j]!;
+          }
+          continue;
         }
-        continue;
+        w--;
+        const q = pages[w >> shift]!;
+        const k = w & mask;
+        if (w !== base + j) {
+          q.seqs[k] = seqs[j]!;
+          q.ats[k] = ats[j]!;
+          q.lines[k] = lines[j]!;
+          q.vs[k] = v;
+          q.opens[k] = opens[j]!;
+          q.tieSeqs[k] = tieSeqs[j]!;
+          q.tieAts[k] = tieAts[j]!;
+          q.tieLines[k] = tieLines[j]!;
+        }
+        // The leftmost of equal values takes the ties, so the earliest time survives.
+        if (v >= max) {
+          max = v;
+          mp = q;
+          mj = k;
+          openBetween = false;
+        } else if (opens[j] === 1) {
+          openBetween = true;
+        }
       }
-      w--;
-      const q = pages[w >> shift]!;
-      const k = w & mask;
-      if (w !== i) {
-        q.seqs[k] = p.seqs[j]!;
-        q.ats[k] = p.ats[j]!;
-        q.lines[k] = p.lines[j]!;
-        q.vs[k] = v;
-        q.opens[k] = p.opens[j]!;
-        q.tieSeqs[k] = p.tieSeqs[j]!;
-        q.tieAts[k] = p.tieAts[j]!;
-        q.tieLines[k] = p.tieLines[j]!;
-      }
-      // The leftmost of equal values takes the ties, so the earliest time survives.
-      if (v >= max) {
-        max = v;
-        mp = q;
-        mj = k;
-        openBetween = false;
-      } else if (q.opens[k] === 1) {
-        openBetween = true;
-      }
+      i = base - 1;
     }
     this.h = w;
     this.pruneAt = Math.max(64, 2 * (this.n - w));
