@@ -24,19 +24,24 @@ export interface CallOwner {
   slot: number;
 }
 
+// A row's doubles, and its int32s, side by side in one array each (one array to load per access).
+const F = 5;
+const F_TS = 0;
+const F_LINE = 1;
+const F_TASK = 2;
+const F_PA = 3;
+const F_PD = 4;
+const I = 3;
+const I_PREV = 0;
+const I_NEXT = 1;
+const I_OP = 2;
+
 export class CallTable<Op extends CallOwner> {
   private cap = 0;
-  /** Entry time (trace ns) and line, the task (-1: none), the points in the two sweeps (-1: none). */
-  tsNs: Float64Array = new Float64Array(0);
-  line: Float64Array = new Float64Array(0);
-  task: Float64Array = new Float64Array(0);
-  pa: Float64Array = new Float64Array(0);
-  pd: Float64Array = new Float64Array(0);
-  /** Neighbours in the operation's list. */
-  prev: Int32Array = new Int32Array(0);
-  next: Int32Array = new Int32Array(0);
-  /** Its operation's slot (-1: none). Operations are numbered, not referenced, so no row points into the JS heap. */
-  opSlot: Int32Array = new Int32Array(0);
+  /** Per row: entry time (trace ns) and line, the task (-1: none), the points in the two sweeps (-1: none). */
+  private f: Float64Array = new Float64Array(0);
+  /** Per row: neighbours in the operation's list, and the operation's slot (-1: none). Operations are numbered, not referenced, so no row points into the JS heap. */
+  private i: Int32Array = new Int32Array(0);
   /** Instance ids by row, made only when some call has one (trace text has none). */
   private readonly insts: (string | undefined)[] = [];
   private readonly owners: Op[] = [];
@@ -49,7 +54,7 @@ export class CallTable<Op extends CallOwner> {
     this.owners.push(op);
   }
 
-  /** A row for a new call; its fields are the caller's to set. */
+  /** A row for a new call; set() gives its fields. */
   take(): number {
     const r = this.freeRows.pop();
     if (r !== undefined) return r;
@@ -57,20 +62,56 @@ export class CallTable<Op extends CallOwner> {
     return this.made++;
   }
 
-  /** The call left every index: its row may be taken again. */
+  /** A new call's fields (not yet in its operation's list: see link). */
+  set(id: number, tsNs: number, line: number, task: number, pa: number, pd: number, op: Op | undefined): void {
+    const f = this.f;
+    const k = id * F;
+    f[k + F_TS] = tsNs;
+    f[k + F_LINE] = line;
+    f[k + F_TASK] = task;
+    f[k + F_PA] = pa;
+    f[k + F_PD] = pd;
+    const i = this.i;
+    const j = id * I;
+    i[j + I_PREV] = NO_CALL;
+    i[j + I_NEXT] = NO_CALL;
+    i[j + I_OP] = op === undefined ? -1 : op.slot;
+  }
+
+  /** The call left every index: its row may be taken again (its `next` still reads the same). */
   release(id: number): void {
-    this.opSlot[id] = -1;
+    this.i[id * I + I_OP] = -1;
     if (id < this.insts.length) this.insts[id] = undefined;
     this.freeRows.push(id);
   }
 
-  op(id: number): Op | undefined {
-    const s = this.opSlot[id]!;
-    return s < 0 ? undefined : this.owners[s];
+  tsNsOf(id: number): number {
+    return this.f[id * F + F_TS]!;
   }
 
-  setOp(id: number, op: Op | undefined): void {
-    this.opSlot[id] = op === undefined ? -1 : op.slot;
+  lineOf(id: number): number {
+    return this.f[id * F + F_LINE]!;
+  }
+
+  taskOf(id: number): number {
+    return this.f[id * F + F_TASK]!;
+  }
+
+  paOf(id: number): number {
+    return this.f[id * F + F_PA]!;
+  }
+
+  pdOf(id: number): number {
+    return this.f[id * F + F_PD]!;
+  }
+
+  nextOf(id: number): number {
+    return this.i[id * I + I_NEXT]!;
+  }
+
+  op(id: number): Op | undefined {
+    const s = this.i[id * I + I_OP]!;
+    return s < 0 ? undefined : this.owners[s];
   }
 
   inst(id: number): string | undefined {
@@ -88,33 +129,22 @@ export class CallTable<Op extends CallOwner> {
 
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2);
-    const f64 = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(cap);
-      b.set(a);
-      return b;
-    };
-    const i32 = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.tsNs = f64(this.tsNs);
-    this.line = f64(this.line);
-    this.task = f64(this.task);
-    this.pa = f64(this.pa);
-    this.pd = f64(this.pd);
-    this.prev = i32(this.prev);
-    this.next = i32(this.next);
-    this.opSlot = i32(this.opSlot);
+    const f = new Float64Array(cap * F);
+    f.set(this.f);
+    this.f = f;
+    const i = new Int32Array(cap * I);
+    i.set(this.i);
+    this.i = i;
     this.cap = cap;
   }
 
   /** Put call `id` at the head of its operation's list. */
   link(id: number, op: Op): void {
+    const i = this.i;
     const head = op.calls;
-    this.prev[id] = NO_CALL;
-    this.next[id] = head;
-    if (head !== NO_CALL) this.prev[head] = id;
+    i[id * I + I_PREV] = NO_CALL;
+    i[id * I + I_NEXT] = head;
+    if (head !== NO_CALL) i[head * I + I_PREV] = id;
     op.calls = id;
   }
 
@@ -122,14 +152,15 @@ export class CallTable<Op extends CallOwner> {
   unlink(id: number): void {
     const op = this.op(id);
     if (op === undefined) return;
-    const prev = this.prev[id]!;
-    const next = this.next[id]!;
-    if (prev !== NO_CALL) this.next[prev] = next;
+    const i = this.i;
+    const prev = i[id * I + I_PREV]!;
+    const next = i[id * I + I_NEXT]!;
+    if (prev !== NO_CALL) i[prev * I + I_NEXT] = next;
     else if (op.calls === id) op.calls = next;
     else return; // not linked (already unlinked)
-    if (next !== NO_CALL) this.prev[next] = prev;
-    this.prev[id] = NO_CALL;
-    this.next[id] = NO_CALL;
+    if (next !== NO_CALL) i[next * I + I_PREV] = prev;
+    i[id * I + I_PREV] = NO_CALL;
+    i[id * I + I_NEXT] = NO_CALL;
   }
 
   /** Rows made so far (in use or free): the most calls ever open at once. */

@@ -387,15 +387,15 @@ export class LedgerBuilder {
       // The operation completed, so its unreturned calls are over (a missed return, or a call the
       // return probe never admitted): stop counting them as outstanding and keep the task's stack clean.
       const T = this.calls;
-      for (let call = st.calls; call !== NO_CALL; call = T.next[call]!) {
+      for (let call = st.calls; call !== NO_CALL; call = T.nextOf(call)) {
         this.removeFromStack(call);
         const inst = T.inst(call);
         if (inst !== undefined && this.inst.get(inst) === call) this.inst.delete(inst);
         this.openCount--;
         this.abandoned++;
         // An instance record held an instance at least at its entry; an entry event may have been a miss.
-        this.sweepA.close(T.pa[call]!, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
+        this.sweepA.close(T.paOf(call), this.opts.semantics === 'instance' ? POINT : NONE);
+        if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
         // Out of the stack, the id index and (below) the operation's list: free for reuse (its
         // `next` is read before any entry can take it).
         T.release(call);
@@ -501,7 +501,7 @@ export class LedgerBuilder {
   }
 
   private removeFromStack(call: number): boolean {
-    const task = this.calls.task[call]!;
+    const task = this.calls.taskOf(call);
     if (task < 0) return false;
     const stack = this.stacks.get(task);
     // Empty stacks stay: the same tasks come back, and re-creating them is garbage.
@@ -529,26 +529,19 @@ export class LedgerBuilder {
     const op = this.matchOp(rec);
     const T = this.calls;
     const call = T.take();
-    T.tsNs[call] = rec.tsNs;
-    T.task[call] = rec.task;
-    T.setOp(call, op);
-    T.line[call] = rec.line;
+    T.set(call, rec.tsNs, rec.line, rec.task, this.sweepA.open(rec.tsNs, rec.line), this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1, op);
     T.setInst(call, rec.inst);
-    T.pa[call] = this.sweepA.open(rec.tsNs, rec.line);
-    T.pd[call] = this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1;
-    T.prev[call] = NO_CALL;
-    T.next[call] = NO_CALL;
     if (rec.inst !== undefined) {
       const old = this.inst.get(rec.inst);
       if (old !== undefined) {
         // The id came back while we still held it open: its return was never recorded.
         this.dupInst++;
-        this.warn('trace', rec.line, `an instance id not already open (line ${T.line[old]!} opened it, no return seen)`, JSON.stringify(rec.inst));
+        this.warn('trace', rec.line, `an instance id not already open (line ${T.lineOf(old)} opened it, no return seen)`, JSON.stringify(rec.inst));
         this.removeFromStack(old);
         this.openCount--;
         T.unlink(old);
-        this.sweepA.close(T.pa[old]!, this.opts.semantics === 'instance' ? POINT : NONE);
-        if (T.pd[old]! >= 0) this.sweepD!.close(T.pd[old]!, POINT);
+        this.sweepA.close(T.paOf(old), this.opts.semantics === 'instance' ? POINT : NONE);
+        if (T.pdOf(old) >= 0) this.sweepD!.close(T.pdOf(old), POINT);
         T.release(old);
       }
       this.inst.set(rec.inst, call);
@@ -612,13 +605,13 @@ export class LedgerBuilder {
     }
     this.openCount--;
     this.paired++;
-    this.sweepA.close(T.pa[call]!, INTERVAL);
-    if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, INTERVAL);
-    const d = rec.tsNs - T.tsNs[call]!;
+    this.sweepA.close(T.paOf(call), INTERVAL);
+    if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), INTERVAL);
+    const d = rec.tsNs - T.tsNsOf(call);
     const op = T.op(call);
     if (d < 0) {
       this.negative++;
-      this.warn('trace', rec.line, `a return after its entry (line ${T.line[call]!})`, `${d} ns`);
+      this.warn('trace', rec.line, `a return after its entry (line ${T.lineOf(call)})`, `${d} ns`);
     } else if (!this.hasOps || (op !== undefined && op.eligible)) {
       this.hist.add(d);
       this.opts.observe?.duration?.(d);
@@ -689,13 +682,13 @@ export class LedgerBuilder {
     for (const stack of this.stacks.values()) {
       for (let i = 0; i < stack.length; i++) {
         const call = stack.at(i);
-        this.sweepA.close(T.pa[call]!, endHow);
-        if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
+        this.sweepA.close(T.paOf(call), endHow);
+        if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
       }
     }
     for (const call of this.inst.values()) {
-      this.sweepA.close(T.pa[call]!, endHow);
-      if (T.pd[call]! >= 0) this.sweepD!.close(T.pd[call]!, POINT);
+      this.sweepA.close(T.paOf(call), endHow);
+      if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
     }
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;

@@ -30,7 +30,7 @@ describe('open-call table', () => {
         const linked: number[] = [];
         for (let k = 0; k < sizes.length; k++) {
           const id = t.take();
-          t.setOp(id, op);
+          t.set(id, k, k, -1, k, -1, op);
           t.link(id, op);
           linked.push(id);
         }
@@ -41,7 +41,7 @@ describe('open-call table', () => {
           t.unlink(id); // twice changes nothing
         }
         const walked: number[] = [];
-        for (let c = op.calls; c !== NO_CALL; c = t.next[c]!) walked.push(c);
+        for (let c = op.calls; c !== NO_CALL; c = t.nextOf(c)) walked.push(c);
         expect(walked.sort((a, b) => a - b)).toEqual([...linked].sort((a, b) => a - b));
       }),
       { numRuns: 100 },
