@@ -295,7 +295,7 @@ export class RetroSweep {
     this.letGo();
   }
 
-  /** Points referenced now, final ones not yet let go included (for tests of the memory bound). */
+  /** Points held now: open calls and resolved points that may still become the mark (for tests of the memory bound). */
   get held(): number {
     return this.n - this.h;
   }
