@@ -1,11 +1,11 @@
 /**
- * The ledger's open calls, as rows of typed columns named by number, not as objects.
+ * The ledger's open calls, as rows of typed arrays named by number, not as objects.
  *
  * A call that never returns outside every operation (a miss on a task no operation owns) stays
  * open to the end of the trace, and there are more of them the longer the trace. As objects
  * (with a boxed double each), every one of them survived V8's young generation, and V8 grows
  * that generation by the bytes that survive it: the ledger's memory grew with the trace's
- * length. Rows reuse their numbers through a free list; the columns grow only when more calls
+ * length. Rows reuse their numbers through a free list; the arrays grow only when more calls
  * are open at once than ever before, so the memory follows the most calls open at once.
  *
  * A row is released only where the call leaves every index (its task's stack, the id index,

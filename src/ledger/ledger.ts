@@ -257,6 +257,12 @@ export class LedgerBuilder {
   private readonly epochs = new Set<string>();
   private readonly sweepA = new RetroSweep();
   private readonly sweepD: RetroSweep | undefined;
+  /**
+   * How an unreturned call closed by its operation's completion (or by its id coming back)
+   * counts as admitted: an instance record held an instance at least at its entry; an entry
+   * event may have been a miss. On demand it counts at its entry.
+   */
+  private readonly unreturnedHow: number;
   private paired = 0;
   private uncertainCount = 0;
   private readonly uncertainCls: Classification = { returned: 0, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0 };
@@ -304,6 +310,7 @@ export class LedgerBuilder {
     this.hasOps = opts.nextOp !== undefined;
     this.opIds = opts.opIds ?? true;
     this.sweepD = opts.semantics === 'event' ? new RetroSweep() : undefined;
+    this.unreturnedHow = opts.semantics === 'instance' ? POINT : NONE;
     if (this.hasOps) this.pending = this.pullOp();
   }
 
@@ -393,9 +400,7 @@ export class LedgerBuilder {
         if (inst !== undefined && this.inst.get(inst) === call) this.inst.delete(inst);
         this.openCount--;
         this.abandoned++;
-        // An instance record held an instance at least at its entry; an entry event may have been a miss.
-        this.sweepA.close(T.paOf(call), this.opts.semantics === 'instance' ? POINT : NONE);
-        if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
+        this.resolve(call, this.unreturnedHow, POINT);
         // Out of the stack, the id index and (below) the operation's list: free for reuse (its
         // `next` is read before any entry can take it).
         T.release(call);
@@ -500,6 +505,14 @@ export class LedgerBuilder {
     return latest;
   }
 
+  /** Call `call` resolved: its admitted point counts as `howA`, its demand point (if any) as `howD`. */
+  private resolve(call: number, howA: number, howD: number): void {
+    const T = this.calls;
+    this.sweepA.close(T.paOf(call), howA);
+    const pd = T.pdOf(call);
+    if (pd >= 0) this.sweepD!.close(pd, howD);
+  }
+
   private removeFromStack(call: number): boolean {
     const task = this.calls.taskOf(call);
     if (task < 0) return false;
@@ -540,8 +553,7 @@ export class LedgerBuilder {
         this.removeFromStack(old);
         this.openCount--;
         T.unlink(old);
-        this.sweepA.close(T.paOf(old), this.opts.semantics === 'instance' ? POINT : NONE);
-        if (T.pdOf(old) >= 0) this.sweepD!.close(T.pdOf(old), POINT);
+        this.resolve(old, this.unreturnedHow, POINT);
         T.release(old);
       }
       this.inst.set(rec.inst, call);
@@ -605,8 +617,7 @@ export class LedgerBuilder {
     }
     this.openCount--;
     this.paired++;
-    this.sweepA.close(T.paOf(call), INTERVAL);
-    if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), INTERVAL);
+    this.resolve(call, INTERVAL, INTERVAL);
     const d = rec.tsNs - T.tsNsOf(call);
     const op = T.op(call);
     if (d < 0) {
@@ -678,18 +689,10 @@ export class LedgerBuilder {
     // Calls still open at the end: an instance record held its instance to the stop; an entry
     // event may have been a miss, and the call may have ended unseen (demand counts its entry only).
     const endHow = this.opts.semantics === 'instance' ? INTERVAL : NONE;
-    const T = this.calls;
     for (const stack of this.stacks.values()) {
-      for (let i = 0; i < stack.length; i++) {
-        const call = stack.at(i);
-        this.sweepA.close(T.paOf(call), endHow);
-        if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
-      }
+      for (let i = 0; i < stack.length; i++) this.resolve(stack.at(i), endHow, POINT);
     }
-    for (const call of this.inst.values()) {
-      this.sweepA.close(T.paOf(call), endHow);
-      if (T.pdOf(call) >= 0) this.sweepD!.close(T.pdOf(call), POINT);
-    }
+    for (const call of this.inst.values()) this.resolve(call, endHow, POINT);
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
     const identity = this.hasOps ? this.identity(counters.delta, unpaired) : undefined;
