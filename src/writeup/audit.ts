@@ -4,16 +4,23 @@ import type { LoadedCase } from '../case/parse.js';
 import type { Rules } from '../index.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Lexicon } from './lexicon.js';
+import path from 'node:path';
+import { defaultRulesDir } from '../rules/dir.js';
 
 // `audit` imports this module for every run; the write-up machinery behind it (Markdown parser,
 // lexicon, zod schemas of the sidecar) is imported only when a write-up is met, so auditing case
 // files does not load it.
 
-let cached: { dir: string | undefined; lex: Promise<Lexicon> } | undefined;
+let cached: { dir: string; lex: Promise<Lexicon> } | undefined;
 
-/** The lexicon of a rules directory, read once per process. */
+/**
+ * The lexicon of a rules directory (undefined: the shipped one), read once per process. Keyed by
+ * the resolved directory: the loader is handed the option as given, the judge the rule set's
+ * resolved path, and both name one directory.
+ */
 export function lexiconOf(dir: string | undefined): Promise<Lexicon> {
-  if (!cached || cached.dir !== dir) cached = { dir, lex: import('./lexicon.js').then(({ loadLexicon }) => loadLexicon(dir)) };
+  const key = path.resolve(dir ?? defaultRulesDir());
+  if (!cached || cached.dir !== key) cached = { dir: key, lex: import('./lexicon.js').then(({ loadLexicon }) => loadLexicon(key)) };
   return cached.lex;
 }
 
