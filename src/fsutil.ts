@@ -1,4 +1,4 @@
-import { constants, fstatSync, openSync, closeSync, promises as fs, type Stats } from 'node:fs';
+import { constants, fstatSync, openSync, closeSync, readSync, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
@@ -85,6 +85,10 @@ export async function openInput(file: string, what: string): Promise<{ handle: F
 
 /** The synchronous twin of openInput, for pull readers: a file descriptor of a regular file. */
 export function openInputSync(file: string, what: string): number {
+  return openInputSyncSized(file, what).fd;
+}
+
+function openInputSyncSized(file: string, what: string): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(file, OPEN_INPUT);
@@ -97,7 +101,7 @@ export function openInputSync(file: string, what: string): number {
     closeSync(fd);
     throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
   }
-  return fd;
+  return { fd, size: stat.size };
 }
 
 /**
@@ -108,31 +112,67 @@ export function openInputSync(file: string, what: string): number {
 export async function readInputFile(file: string, what: string, maxBytes = MAX_INPUT_BYTES, options: { lossy?: boolean } = {}): Promise<string> {
   const { handle, size } = await openInput(file, what);
   try {
-    if (size > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `${size} bytes`);
-    // Read at most one byte past the limit, whatever stat said: the file may be growing.
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size, 64 * 1024)) + 1);
-    let n = 0;
-    let chunk = buf;
-    for (;;) {
-      if (n === chunk.length) {
-        if (n > maxBytes) break;
-        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, chunk.length * 2));
-        chunk.copy(bigger, 0, 0, n);
-        chunk = bigger;
-      }
-      const { bytesRead } = await handle.read(chunk, n, chunk.length - n, null);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    if (n > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `more than ${maxBytes} bytes`);
-    // A kernel artifact may carry any bytes (a task's comm): decoded with replacement characters.
-    return options.lossy ? chunk.toString('utf8', 0, n) : decodeText(chunk.subarray(0, n), file, what);
+    const reader = boundedReader(file, what, size, maxBytes);
+    while (reader.more()) reader.got((await handle.read(reader.buf, reader.n, reader.buf.length - reader.n, null)).bytesRead);
+    return reader.text(options);
   } catch (err) {
-    if (err instanceof InputError) throw err;
-    throw new InputError({ file }, `${a(`readable ${what}`)}`, openProblem(err), { cause: err });
+    throw readProblem(err, file, what);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The synchronous twin of readInputFile, with the same checks and errors: for a batch of small
+ * files read one after another, where each asynchronous step (open, stat, read, close) would be a
+ * round trip through libuv's thread pool that costs more than the read itself.
+ */
+export function readInputFileSync(file: string, what: string, maxBytes = MAX_INPUT_BYTES, options: { lossy?: boolean } = {}): string {
+  const { fd, size } = openInputSyncSized(file, what);
+  try {
+    const reader = boundedReader(file, what, size, maxBytes);
+    while (reader.more()) reader.got(readSync(fd, reader.buf, reader.n, reader.buf.length - reader.n, null));
+    return reader.text(options);
+  } catch (err) {
+    throw readProblem(err, file, what);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readProblem(err: unknown, file: string, what: string): InputError {
+  return err instanceof InputError ? err : new InputError({ file }, `${a(`readable ${what}`)}`, openProblem(err), { cause: err });
+}
+
+/** The buffer of one bounded read: at most one byte past the limit, whatever stat said (the file may be growing). */
+function boundedReader(file: string, what: string, size: number, maxBytes: number) {
+  if (size > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `${size} bytes`);
+  let done = false;
+  const r = {
+    buf: Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size, 64 * 1024)) + 1),
+    n: 0,
+    /** Whether to read again, growing the buffer when it is full (false once past the limit or at the end). */
+    more(): boolean {
+      if (done) return false;
+      if (r.n === r.buf.length) {
+        if (r.n > maxBytes) return false;
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, r.buf.length * 2));
+        r.buf.copy(bigger, 0, 0, r.n);
+        r.buf = bigger;
+      }
+      return true;
+    },
+    got(bytesRead: number): void {
+      if (bytesRead === 0) done = true;
+      r.n += bytesRead;
+    },
+    text(options: { lossy?: boolean }): string {
+      if (r.n > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `more than ${maxBytes} bytes`);
+      // A kernel artifact may carry any bytes (a task's comm): decoded with replacement characters.
+      return options.lossy ? r.buf.toString('utf8', 0, r.n) : decodeText(r.buf.subarray(0, r.n), file, what);
+    },
+  };
+  return r;
 }
 
 function sizeWords(bytes: number): string {
