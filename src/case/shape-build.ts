@@ -1,13 +1,10 @@
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { caseSchema } from './schema.js';
-import { shapeKey, type ShapeCheck, type ShapeDef, type ShapeNode } from './shape.js';
+import type { ShapeCheck, ShapeDef, ShapeNode } from './shape.js';
 
 /**
- * Build side of src/case/shape.ts: the zod case schema as plain data, and the module the build
- * writes over tsc's dist/src/case/defs.js (scripts/snapshot-rules.ts; see defs.ts). Copies
+ * Build side of src/case/shape.ts: the zod case schema as plain data, and the source module the
+ * build writes from it before compiling (scripts/gen-sources.ts; see defs.ts). Copies
  * exactly the definition fields shape.ts reads; anything else is listed as unread, and
  * shape.ts leaves such a node to zod.
  */
@@ -53,40 +50,13 @@ export function shapeOf(schema: z.ZodType): ShapeNode {
   return node;
 }
 
-/**
- * The modules the case schema's definition comes from, relative to src/case (dist/src/case
- * when built): schema.js and what it imports from this package, transitively, and the two
- * halves of the snapshot code.
- */
-export async function schemaFiles(): Promise<string[]> {
-  const seen = new Set<string>(['shape.js', 'shape-build.js']);
-  const todo = ['schema.js'];
-  while (todo.length) {
-    const rel = todo.pop()!;
-    if (seen.has(rel)) continue;
-    seen.add(rel);
-    const text = await fs.readFile(path.resolve(here, rel), 'utf8');
-    for (const m of text.matchAll(/\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      todo.push(path.relative(here, path.resolve(here, path.dirname(rel), m[1]!)).split(path.sep).join('/'));
-    }
-  }
-  return [...seen].sort();
-}
+/** The text of src/case/defs.generated.ts: the case schema's definitions as plain data (see defs.ts). */
+export function makeDefsSource(): string {
+  return `// Written by the build (scripts/gen-sources.ts, src/case/shape-build.ts) from src/case/schema.ts,
+// before tsc compiles it: the case schema's definitions as plain data. Do not edit, do not commit;
+// \`npm run build\` writes it again, and test/case/shape.test.ts checks it against the schema.
+import type { ShapeNode } from './shape.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The compiled defs module (dist/src/case/defs.js when this runs from dist). */
-export const DEFS_FILE = path.resolve(here, 'defs.js');
-
-/** The text of the defs module with the case schema as plain data (see defs.ts). */
-export async function makeDefsModule(): Promise<string> {
-  const files = await schemaFiles();
-  const literal = (v: unknown) => JSON.stringify(JSON.stringify(v));
-  return `// Written by the build (scripts/snapshot-rules.ts, src/case/shape-build.ts) over tsc's output
-// of src/case/defs.ts: the case schema's definitions as plain data. Do not edit; tsc puts the
-// zod version back, the build writes this again.
-import { shapeKey } from './shape.js';
-const shape = JSON.parse(${literal(shapeOf(caseSchema))});
-export const caseDefs = shape;
-export const CASE_SHAPE = shapeKey(JSON.parse(${literal(files)})) === ${JSON.stringify(shapeKey(files))} ? shape : undefined;
+export const GENERATED_SHAPE: ShapeNode = JSON.parse(${JSON.stringify(JSON.stringify(shapeOf(caseSchema)))});
 `;
 }

@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
 /**
  * The case schema as plain data, so that reading a valid case need not load zod (40 ms of a
  * one-case audit's start-up). src/case/schema.ts stays the one definition: the build reads its
- * zod definitions (shape-build.ts) and writes them as dist/src/case/defs.js (see defs.ts).
+ * zod definitions (shape-build.ts) and writes them as source, src/case/defs.generated.ts,
+ * before compiling (see defs.ts).
  * Every node keeps zod's own layout (`_zod.def`, `description`), so code that reads the
  * schema's definitions (src/facts/facts.ts) reads these the same way.
  *
@@ -42,27 +37,6 @@ export interface ShapeNode {
   description?: string;
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-/** The key of definitions made from `files` (relative to this module): their bytes and the zod release in use. */
-export function shapeKey(files: readonly string[]): string {
-  const hash = createHash('sha256');
-  for (const f of files) {
-    hash.update(`${f}\0`);
-    try {
-      hash.update(readFileSync(path.resolve(here, f)));
-    } catch {
-      hash.update('missing');
-    }
-    hash.update('\0');
-  }
-  try {
-    hash.update(readFileSync(createRequire(import.meta.url).resolve('zod/package.json')));
-  } catch {
-    hash.update('no zod');
-  }
-  return hash.digest('hex');
-}
 
 const NO: unique symbol = Symbol('ask zod');
 

@@ -1,8 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expandCasePaths } from '../../src/case/load.js';
@@ -132,40 +130,22 @@ describe('the case schema snapshot', () => {
   });
 });
 
-describe('the built definitions (dist/src/case/defs.js)', () => {
-  it('are the schema as it stands, as plain data: the built CLI reads cases without zod', async () => {
+describe('the generated definitions (src/case/defs.generated.ts, written by npm run build)', () => {
+  it('are the schema as it stands: a schema edit without a build fails here', async () => {
+    const { GENERATED_SHAPE } = await import('../../src/case/defs.generated.js');
+    expect(GENERATED_SHAPE).toEqual(shape);
+    const defs = await import('../../src/case/defs.js');
+    expect(defs.CASE_SHAPE).toBe(GENERATED_SHAPE);
+    expect('safeParse' in defs.caseDefs).toBe(false);
+  });
+
+  it('are compiled as they were generated: the built CLI reads cases without zod', async () => {
     const dist = (await import(path.join(root, 'dist/src/case/defs.js'))) as typeof import('../../src/case/defs.js');
     expect(dist.CASE_SHAPE).toEqual(shape);
     expect(dist.caseDefs).toBe(dist.CASE_SHAPE);
-    expect('safeParse' in dist.caseDefs).toBe(false);
-  });
-
-  it('are keyed by the files they were made from: a change leaves every case to zod', async () => {
-    const build = (await import(path.join(root, 'dist/src/case/shape-build.js'))) as typeof import('../../src/case/shape-build.js');
-    const text = await build.makeDefsModule();
-    const files = await build.schemaFiles();
-    expect(files).toEqual(expect.arrayContaining(['schema.js', 'ids.js', '../kernel/cpus.js', 'shape.js', 'shape-build.js']));
-    // The same module, keyed by a file of this test instead, loaded from beside dist's shape.js.
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-defs-'));
-    const dep = path.join(dir, 'schema.js');
-    writeFileSync(dep, 'export const a = 1;\n');
-    const shapeUrl = JSON.stringify(pathToFileURL(path.join(root, 'dist/src/case/shape.js')).href);
-    const { shapeKey } = (await import(path.join(root, 'dist/src/case/shape.js'))) as typeof import('../../src/case/shape.js');
-    const keyed = text
-      .replace("from './shape.js'", `from ${shapeUrl}`)
-      .replace(/shapeKey\(JSON\.parse\(.*\)\) === "[0-9a-f]+"/, `shapeKey(${JSON.stringify([dep])}) === ${JSON.stringify(shapeKey([dep]))}`);
-    expect(keyed).not.toBe(text);
-    const load = async (name: string) => {
-      const file = path.join(dir, name);
-      writeFileSync(file, keyed);
-      return (await import(file)) as typeof import('../../src/case/defs.js');
-    };
-    const fresh = await load('fresh.js');
-    expect(fresh.CASE_SHAPE).toEqual(shape);
-    writeFileSync(dep, 'export const a = 2;\n');
-    const stale = await load('stale.js');
-    expect(stale.CASE_SHAPE).toBeUndefined();
-    expect(stale.caseDefs).toEqual(shape); // what the schema module compiled with it says (see defs.ts)
-    expect(readFileSync(path.join(root, 'dist/src/case', files.find((f) => f.includes('cpus'))!), 'utf8')).toMatch(/MAX_CPUS/);
+    // Generated as source before compiling, never written over tsc's output.
+    const compiled = readFileSync(path.join(root, 'dist/src/case/defs.js'), 'utf8');
+    expect(compiled).toMatch(/from '\.\/defs\.generated\.js'/);
+    expect(compiled).not.toMatch(/from ['"]zod/);
   });
 });
