@@ -73,44 +73,60 @@ export interface RunnerStats {
 /** Bound on remembered outcomes per condition: bulk audits repeat combinations, but not forever. */
 const MEMO_LIMIT = 4096;
 
-/**
- * A fact value as a memo key. Scalars are their own key (a Map keeps 28, '28' and true apart, and
- * takes none of them for another); a list is one object per distinct content; unknown is its own
- * symbol. No string is built per fact and case.
- */
-type MemoKey = string | number | boolean | symbol | object;
-const UNKNOWN_KEY = Symbol('unknown');
-const LISTS = new Map<string, object>();
-function valueKey(v: FactValue | undefined): MemoKey {
-  if (v === undefined) return UNKNOWN_KEY;
-  if (!Array.isArray(v)) return v;
-  const json = JSON.stringify(v);
-  let key = LISTS.get(json);
-  if (!key) {
-    key = Object.freeze({ list: json });
-    if (LISTS.size < 4096) LISTS.set(json, key);
-  }
-  return key;
+/** One leaf of a condition, as the memo reads it: the fact compared, and a constant or a second fact. */
+interface LeafRef {
+  fact: string;
+  op: (a: unknown, b: unknown) => boolean;
+  /** The second fact, for a comparison of two facts. */
+  other?: string;
+  value?: unknown;
 }
 
-/** Remembered outcomes of one condition: a trie keyed by the value of each fact it reads, in order. */
-type Trie = Map<MemoKey, Trie | Outcome>;
+/** A condition's leaves in a fixed order (the order of the memo key's digits). */
+function leavesOf(c: Condition, out: LeafRef[] = []): LeafRef[] {
+  if ('all' in c) c.all.forEach((x) => leavesOf(x, out));
+  else if ('any' in c) c.any.forEach((x) => leavesOf(x, out));
+  else if ('not' in c) leavesOf(c.not, out);
+  else if (c.value !== null && typeof c.value === 'object' && !Array.isArray(c.value)) out.push({ fact: c.fact, op: BASE[c.operator], other: c.value.fact });
+  else out.push({ fact: c.fact, op: BASE[c.operator], value: c.value });
+  return out;
+}
+
+/**
+ * What the engine's annotation of one leaf says, as a digit: 1 true, 2 false, and for an unknown
+ * side 3 + which sides are unknown (1 the fact, 2 the second fact, 3 both). The engine's fold
+ * (below) reads nothing else of a leaf but the known values themselves, so two cases whose leaves
+ * give the same digits get the same outcome, up to those values.
+ */
+function leafDigit(l: LeafRef, value: (name: string) => FactValue | undefined): number {
+  const a = value(l.fact);
+  if (l.other === undefined) return a === undefined ? 4 : l.op(a, l.value) ? 1 : 2;
+  const b = value(l.other);
+  const unknown = (a === undefined ? 1 : 0) | (b === undefined ? 2 : 0);
+  return unknown ? 3 + unknown : l.op(a, b) ? 1 : 2;
+}
+
+/** A remembered outcome and the names of the fact values it carries (filled in from each case). */
+interface Entry {
+  outcome: Outcome;
+  names: string[];
+}
+
 interface Remembered {
   id: string;
-  /** The facts it reads, as indices into the runner's referenced facts (sorted by name). */
-  reads: number[];
-  root: Trie;
-  size: number;
+  leaves: LeafRef[];
+  /** Outcomes by the digits of the leaves (a number while they fit in one, else a string). */
+  memo: Map<number | string, Entry>;
 }
-
-/** The key of a condition that reads no fact. */
-const NOTHING: MemoKey = Symbol('nothing');
 
 /**
  * A json-rules-engine instance holding a fixed set of conditions, reused for every case.
- * A condition's outcome is a pure function of the few facts it reads, so outcomes are
- * remembered per condition, keyed by those values; the engine runs only for a case that brings
- * a combination not seen before (then for all conditions at once, refreshing the memo).
+ * A condition's outcome is a function of what each of its leaves answers (true, false, or
+ * unknown and for which fact) and of the known values it names, so outcomes are remembered per
+ * condition, keyed by those answers; the values are filled in from the case at hand. The engine
+ * runs only for a case that brings a combination of answers not seen before (then for all
+ * conditions at once, refreshing the memo): cases that differ only in their numbers, as a batch
+ * of investigations does, share the engine's runs.
  */
 export class ConditionRunner {
   private readonly engine: Engine;
@@ -123,57 +139,59 @@ export class ConditionRunner {
     for (const [name, base] of Object.entries(BASE)) {
       this.engine.addOperator(name, (a: unknown, b: unknown) => a !== null && b !== null && base(a, b));
     }
-    const referenced = new Map<string, number>();
+    const referenced = new Set<string>();
     for (const c of conditions) {
-      const names = [...factsOf(c.when)].sort();
-      for (const n of names) if (!referenced.has(n)) referenced.set(n, referenced.size);
-      this.conditions.push({ id: c.id, reads: names.map((n) => referenced.get(n)!), root: new Map(), size: 0 });
+      for (const n of [...factsOf(c.when)].sort()) referenced.add(n);
+      this.conditions.push({ id: c.id, leaves: leavesOf(c.when), memo: new Map() });
       const rule: RuleProperties = { name: c.id, conditions: topLevel(c.when), event: { type: c.id } };
       this.engine.addRule(rule);
     }
-    this.referenced = [...referenced.keys()];
+    this.referenced = [...referenced];
   }
 
   /** Evaluate every condition against the facts (plus extra known facts); one outcome per id. */
   async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
     const value = (name: string) => extra[name] ?? facts.values.get(name);
-    // Each fact's part of the keys is made once per run, however many conditions read it.
-    const parts: Array<MemoKey | undefined> = new Array(this.referenced.length);
-    const part = (i: number) => (parts[i] ??= valueKey(value(this.referenced[i]!)));
-    const keysOf = (c: Remembered): MemoKey[] => (c.reads.length ? c.reads.map(part) : [NOTHING]);
+    const keyOf = (c: Remembered): number | string => {
+      if (c.leaves.length <= 17) {
+        let key = 0;
+        for (const l of c.leaves) key = key * 8 + leafDigit(l, value);
+        return key;
+      }
+      return c.leaves.map((l) => leafDigit(l, value)).join('');
+    };
+    // A remembered outcome names the facts that made it so; their values are this case's.
+    const own = ({ outcome, names }: Entry): Outcome => {
+      if (names.length === 0) return outcome;
+      const facts: Record<string, FactValue> = {};
+      for (const name of names) facts[name] = value(name)!;
+      return { truth: outcome.truth, facts, unknownFacts: outcome.unknownFacts };
+    };
+    const keys = this.conditions.map(keyOf);
     const out = new Map<string, Outcome>();
-    for (const c of this.conditions) {
-      let node: Trie | Outcome | undefined = c.reads.length ? c.root : c.root.get(NOTHING);
-      for (let r = 0; r < c.reads.length && node !== undefined; r++) node = (node as Trie).get(part(c.reads[r]!));
-      if (node !== undefined && !(node instanceof Map)) out.set(c.id, node);
-    }
-    if (this.options.memo !== false && out.size === this.conditions.length) {
-      this.stats.memoHits++;
-      return out;
+    if (this.options.memo !== false) {
+      this.conditions.forEach((c, i) => {
+        const o = c.memo.get(keys[i]!);
+        if (o) out.set(c.id, own(o));
+      });
+      if (out.size === this.conditions.length) {
+        this.stats.memoHits++;
+        return out;
+      }
     }
     this.stats.engineRuns++;
     const input: Record<string, unknown> = {};
     for (const name of this.referenced) input[name] = value(name) ?? null;
     const { results, failureResults } = await this.engine.run(input);
-    const byId = new Map(this.conditions.map((c) => [c.id, c]));
+    const byId = new Map(this.conditions.map((c, i) => [c.id, i]));
     for (const r of [...results, ...failureResults]) {
       const id = r.name as string;
       const outcome = fold(r.conditions as unknown as Annotated);
       out.set(id, outcome);
-      const c = byId.get(id)!;
-      if (c.size >= MEMO_LIMIT) {
-        c.root = new Map();
-        c.size = 0;
-      }
-      const keys = keysOf(c);
-      let node = c.root;
-      for (const k of keys.slice(0, -1)) {
-        let next = node.get(k) as Trie | undefined;
-        if (!next) node.set(k, (next = new Map()));
-        node = next;
-      }
-      if (!node.has(keys[keys.length - 1]!)) c.size++;
-      node.set(keys[keys.length - 1]!, outcome);
+      const i = byId.get(id)!;
+      const c = this.conditions[i]!;
+      if (c.memo.size >= MEMO_LIMIT) c.memo.clear();
+      c.memo.set(keys[i]!, { outcome, names: Object.keys(outcome.facts) });
     }
     return out;
   }
