@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { promises as fs, existsSync } from 'node:fs';
+import { promises as fs, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,12 +25,17 @@ const socketOf = (name: string) => path.join(socketDir, name);
 const tmux = (name: string, ...args: string[]) => spawnSync('tmux', ['-S', socketOf(name), ...args], { encoding: 'utf8' });
 /** Each started session's server pid. */
 const started = new Map<string, number>();
+/** Whether the process runs; a zombie (exited, not yet reaped by init) does not. */
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 };
 
