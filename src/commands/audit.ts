@@ -17,6 +17,8 @@ interface AuditOptions {
   warnings: boolean;
   exclude: string[];
   softFail?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
 }
 
 /** 0 nothing flagged, 1 a claim flagged or a verdict at/above --fail-on, 3 inconclusive only. */
@@ -30,14 +32,16 @@ export async function auditExitCode(verdicts: CaseVerdict[], failOn?: VerdictId)
 export function auditCommand(ctx: CommandContext): Command {
   return new Command('audit')
     .description('Evaluate case files (or directories of them) and print each verdict with its reasons, as soon as it is ready.')
-    .argument('<paths...>', 'case files, write-ups, or directories holding them; - reads one case from stdin')
+    .argument('<paths...>', "case files, write-ups, directories holding them, or globs ('cases/**/*.yaml', quoted); - reads one case from stdin")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown', 'sarif', 'junit']).default('text'))
     .addOption(new Option('--fail-on <verdict>', 'exit 1 for a verdict at or above this one, in the order verdicts are chosen (README: Exit codes)').choices([...VERDICTS]))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
     .option('--expect', 'reference mode: exit 0 only if every case with an expected: block gets exactly what it expects (and, with --fail-on, nothing at or above it)')
-    .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; braces, classes and ** as picomatch reads them; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--soft-fail', 'exit 0 whatever is found (bad input still exits 2)')
     .option('--no-warnings', 'text output: leave out warning findings')
+    .option('--verbose', 'text output of a batch: every case with its full reasons (default: only the cases that need attention, then the summary)')
+    .option('-q, --quiet', 'text output: the summary alone')
     .addHelpText('after', `
 Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a verdict at/above
 --fail-on (with --expect: an expectation not met); 2 usage or input error, or a file that could
@@ -46,7 +50,10 @@ not be audited (each named on stderr; the others are still audited); 3 inconclus
 list, a write-up's <!-- kretprobe-triage accept RULE: reason --> comment) are shown but not
 counted. JSON output is one verdict object per line. A directory walk skips node_modules,
 dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
-    .action(async (paths: string[], opts: AuditOptions) => runAudit(ctx, paths, opts));
+    .action(async (paths: string[], opts: AuditOptions) => {
+      if (opts.verbose && opts.quiet) throw new (await import('../errors.js')).InputError({}, 'at most one of --verbose and --quiet', 'both');
+      return runAudit(ctx, paths, opts);
+    });
 }
 
 async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
@@ -67,7 +74,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
   const versions = await readVersions(rulesDir);
   const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
   const rules = compileRules(set);
-  const sink = await makeSink(opts, ctx, set, versions, rulesDir);
+  const sink = await makeSink(opts, ctx, set, versions, rulesDir, await isBatch(paths, io.cwd));
   const summary = new AuditSummary();
   const known = new Set([...set.rules.map((r) => r.spec.id), ...set.claims.map((c) => c.spec.id)]);
   const locate = (input: import('../audit/inputs.js').AuditInput, i: number) => {
@@ -112,6 +119,17 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
   ctx.exit(code);
 }
 
+/** More than one input, a directory or a glob: a batch, printed like ESLint prints (problems, then the summary). */
+async function isBatch(paths: string[], cwd: string): Promise<boolean> {
+  if (paths.length !== 1) return true;
+  const only = paths[0]!;
+  if (only === '-') return false;
+  const { isGlob } = await import('../audit/glob.js');
+  if (isGlob(only)) return true;
+  const { stat } = await import('node:fs/promises');
+  return stat(path.resolve(cwd, only)).then((st) => st.isDirectory(), () => false);
+}
+
 interface Sink {
   begin(): void;
   verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void | Promise<void>;
@@ -120,7 +138,7 @@ interface Sink {
 }
 
 /** How each format streams: what is printed per case, and what little is kept for the end. */
-async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../audit/rules-snapshot.js').SnapshotRuleSet, versions: import('../version.js').Versions, rulesDir: string): Promise<Sink> {
+async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../audit/rules-snapshot.js').SnapshotRuleSet, versions: import('../version.js').Versions, rulesDir: string, batch: boolean): Promise<Sink> {
   const { io } = ctx;
   const out = (s: string) => io.stdout(s);
   const rel = (file: string) => (file === '<stdin>' ? undefined : path.relative(io.cwd, path.resolve(io.cwd, file)).split(path.sep).join('/'));
@@ -197,14 +215,21 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     default: {
-      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js')]);
+      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }, { needsAttention }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js'), import('../audit/summary.js')]);
       const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
         const hints = await hintsFor(v, data);
         return hints.length ? Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')])) : undefined;
       };
+      // What a case prints: everything (one case, or --verbose), only when it needs attention (a
+      // batch), or nothing (--quiet).
+      const shown = opts.quiet ? 'none' : opts.verbose || !batch ? 'all' : 'attention';
+      let attention = 0;
       return {
         begin() {},
         async verdict(v, input) {
+          const flagged = needsAttention(v, { failOn: opts.failOn, expect: opts.expect });
+          if (flagged) attention++;
+          if (shown === 'none' || (shown === 'attention' && !flagged)) return;
           if (!input.writeup) {
             out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`);
             return;
@@ -215,7 +240,7 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
         },
         skipped() {},
         end(s) {
-          if (s.cases + s.skipped > 1) out(formatSummaryText(s, { color: io.color }));
+          if (s.cases + s.skipped > 1 || shown !== 'all') out(formatSummaryText(s, { color: io.color }, { attention, shown: shown === 'all' ? 'all' : shown === 'attention' ? 'attention' : 'none' }));
         },
       };
     }
