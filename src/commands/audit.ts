@@ -19,6 +19,8 @@ interface AuditOptions {
   softFail?: boolean;
   verbose?: boolean;
   quiet?: boolean;
+  /** A config file, or false for --no-config. */
+  config?: string | false;
 }
 
 /** 0 nothing flagged, 1 a claim flagged or a verdict at/above --fail-on, 3 inconclusive only. */
@@ -42,6 +44,8 @@ export function auditCommand(ctx: CommandContext): Command {
     .option('--no-warnings', 'text output: leave out warning findings')
     .option('--verbose', 'text output of a batch: every case with its full reasons (default: only the cases that need attention, then the summary)')
     .option('-q, --quiet', 'text output: the summary alone')
+    .option('--config <file>', 'read settings from this file (default: the nearest .kretprobe-triage.yaml at or above the working directory)')
+    .option('--no-config', 'read no configuration file')
     .addHelpText('after', `
 Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a verdict at/above
 --fail-on (with --expect: an expectation not met); 2 usage or input error, or a file that could
@@ -50,13 +54,31 @@ not be audited (each named on stderr; the others are still audited); 3 inconclus
 list, a write-up's <!-- kretprobe-triage accept RULE: reason --> comment) are shown but not
 counted. JSON output is one verdict object per line. A directory walk skips node_modules,
 dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
-    .action(async (paths: string[], opts: AuditOptions) => {
+    .action(async (paths: string[], opts: AuditOptions, command: Command) => {
       if (opts.verbose && opts.quiet) throw new (await import('../errors.js')).InputError({}, 'at most one of --verbose and --quiet', 'both');
-      return runAudit(ctx, paths, opts);
+      const config = await readConfig(opts, ctx.io.cwd);
+      return runAudit(ctx, paths, withConfig(opts, config, (key) => command.getOptionValueSource(key) === 'cli'), config?.waivers ?? []);
     });
 }
 
-async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
+async function readConfig(opts: AuditOptions, cwd: string): Promise<import('../audit/config.js').AuditConfig | undefined> {
+  if (opts.config === false) return undefined;
+  const file = opts.config !== undefined ? path.resolve(cwd, opts.config) : await (await import('../audit/config-find.js')).findConfig(cwd);
+  return file === undefined ? undefined : (await import('../audit/config.js')).loadConfig(file);
+}
+
+/** The options the run uses: each one the command line gave, else the config file's, else the default. */
+function withConfig(opts: AuditOptions, config: import('../audit/config.js').AuditConfig | undefined, fromCli: (key: string) => boolean): AuditOptions {
+  if (!config) return opts;
+  const out = { ...opts };
+  if (!fromCli('rules') && config.rules !== undefined) out.rules = config.rules;
+  if (!fromCli('exclude') && config.exclude !== undefined) out.exclude = config.exclude;
+  if (!fromCli('failOn') && config.failOn !== undefined) out.failOn = config.failOn;
+  if (!fromCli('format') && config.format !== undefined) out.format = config.format;
+  return out;
+}
+
+async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions, configWaivers: import('../case/waivers.js').Waiver[] = []): Promise<void> {
   const { io } = ctx;
   const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
     import('../evaluate.js'),
@@ -83,6 +105,9 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     return found ? positionOf(yaml.lines, rangeStart(node)) : undefined;
   };
   const skipped: string[] = [];
+  // A config file's waiver naming no known rule is bad input at its line, before any case.
+  const badConfigWaiver = checkWaivers(configWaivers, known, '', () => undefined);
+  if (badConfigWaiver) throw badConfigWaiver;
 
   const readStdin = async () => {
     const chunks: Buffer[] = [];
@@ -108,7 +133,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
       skip(badWaiver, input.file);
       continue;
     }
-    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), input.waivers);
+    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), configWaivers.length ? [...configWaivers, ...input.waivers] : input.waivers);
     summary.add(v);
     await sink.verdict(v, input);
   }
