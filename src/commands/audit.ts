@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { VERDICTS, type VerdictId } from '../case/ids.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
+import { InputError } from '../errors.js';
 
 // Only commander and the verdict ids load with this module; everything an audit needs is
 // imported when it runs (see src/commands/index.ts).
@@ -19,6 +20,8 @@ interface AuditOptions {
   softFail?: boolean;
   verbose?: boolean;
   quiet?: boolean;
+  helpUriBase?: string;
+  sarifPasses?: boolean;
   /** A config file, or false for --no-config. */
   config?: string | false;
 }
@@ -44,6 +47,11 @@ export function auditCommand(ctx: CommandContext): Command {
     .option('--no-warnings', 'text output: leave out warning findings')
     .option('--verbose', 'text output of a batch: every case with its full reasons (default: only the cases that need attention, then the summary)')
     .option('-q, --quiet', 'text output: the summary alone')
+    .option('--help-uri-base <url>', 'sarif: the absolute URL the docs/ links are resolved against (default: package.json homepage or repository, else the package on unpkg)', (v: string) => {
+      if (!/^https?:\/\/\S+$/.test(v)) throw new InputError({}, '--help-uri-base: an absolute http(s) URL', JSON.stringify(v));
+      return v;
+    })
+    .option('--sarif-passes', 'sarif: also write passing results (supported claims, fully observed verdicts)')
     .option('--config <file>', 'read settings from this file (default: the nearest .kretprobe-triage.yaml at or above the working directory)')
     .option('--no-config', 'read no configuration file')
     .addHelpText('after', `
@@ -216,12 +224,17 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     case 'sarif': {
-      const [{ sarifHead, sarifResults, sarifTail }, { locator }] = await Promise.all([import('../report/sarif.js'), import('../audit/locate.js')]);
+      const [{ sarifHead, sarifResults, sarifTail, defaultHelpBase }, { locator }, { readFile }, { packageRoot }] = await Promise.all([import('../report/sarif.js'), import('../audit/locate.js'), import('node:fs/promises'), import('../version.js')]);
+      const pkg = JSON.parse(await readFile(path.join(packageRoot(), 'package.json'), 'utf8')) as Parameters<typeof defaultHelpBase>[0];
+      const helpBase = opts.helpUriBase !== undefined ? (opts.helpUriBase.endsWith('/') ? opts.helpUriBase : `${opts.helpUriBase}/`) : defaultHelpBase(pkg);
+      // The write-up lexicon declares one finding of its own (stated values that disagree).
+      const lexicon = await import('../writeup/lexicon.js').then((m) => m.loadLexicon(rulesDir)).catch(() => undefined);
+      const extraRules = lexicon ? [lexicon.disagreement] : [];
       let first = true;
       return {
-        begin: () => out(sarifHead(rules, versions, VERDICTS)),
+        begin: () => out(sarifHead(rules, versions, VERDICTS, { helpBase, extraRules })),
         verdict(v, input) {
-          for (const r of sarifResults(v, rules, locator(input, rel(input.file)), VERDICTS)) {
+          for (const r of sarifResults(v, rules, locator(input, rel(input.file)), VERDICTS, { passes: opts.sarifPasses, extraRules })) {
             out(`${first ? '' : ',\n'}${JSON.stringify(r)}`);
             first = false;
           }
