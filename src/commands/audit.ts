@@ -141,9 +141,11 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
       skip(badWaiver, input.file);
       continue;
     }
+    const started = performance.now();
     const v = applyWaivers(await judgeInput(input, rules, evaluateCase), configWaivers.length ? [...configWaivers, ...input.waivers] : input.waivers);
+    const time = (performance.now() - started) / 1000;
     summary.add(v);
-    await sink.verdict(v, input);
+    await sink.verdict(v, input, time);
   }
   if (summary.cases === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'case files to audit', 'none (all excluded)');
   if (opts.expect && summary.withExpected === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');
@@ -165,7 +167,8 @@ async function isBatch(paths: string[], cwd: string): Promise<boolean> {
 
 interface Sink {
   begin(): void;
-  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void | Promise<void>;
+  /** `time`: seconds the case took to judge. */
+  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput, time: number): void | Promise<void>;
   skipped(file: string, message: string): void;
   end(summary: import('../audit/summary.js').AuditSummary, code: number, skipped: string[]): void;
 }
@@ -244,12 +247,15 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     case 'junit': {
-      const { junitHead, junitSuite, junitTail, junitErrorSuite } = await import('../report/junit.js');
+      // The root carries the totals, so the suites wait for the end (like the Markdown summary).
+      const { junitHead, junitSuite, junitTail, junitErrorSuite, emptyTotals } = await import('../report/junit.js');
+      const totals = emptyTotals();
+      const suites: string[] = [];
       return {
-        begin: () => out(junitHead()),
-        verdict: (v, input) => out(junitSuite(v, versions, { failOn: opts.failOn, file: rel(input.file) ?? '<stdin>' })),
-        skipped: (file, message) => out(junitErrorSuite(file, message)),
-        end: () => out(junitTail()),
+        begin() {},
+        verdict: (v, input, time) => { suites.push(junitSuite(v, versions, { failOn: opts.failOn, file: rel(input.file) ?? '<stdin>', time }, totals)); },
+        skipped: (file, message) => { suites.push(junitErrorSuite(file, message, totals)); },
+        end: () => out(`${junitHead(totals)}${suites.join('')}${junitTail()}`),
       };
     }
     default: {
