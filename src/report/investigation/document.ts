@@ -422,7 +422,9 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
   {
     const rows: Inline[][][] = [row('case file', R.verdict('/file')), row('case id', R.verdict('/id'))];
     if (L) {
-      rows.push(row('operations ledger', R.ledger('/ops')), row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
+      // The operations' figures one per row (the ledger's /ops object, not a dump of it).
+      rows.push(row('operations in the ledger', R.ledger('/ops/total')), row('eligible operations', R.ledger('/ops/eligible')), row('operations outside the capture window', R.ledger('/ops/outside_window')), row('duplicate operation ids', R.ledger('/ops/duplicate_ids')));
+      rows.push(row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
       rows.push(row('trace lines', R.ledger('/lines/trace')), row('ops lines', R.ledger('/lines/ops')), row('events lost by the ring buffer', R.ledger('/lost/events')), row('input warnings', R.ledger('/problems/count')));
       rows.push(row('capture window: first record (ns)', R.ledger('/window/first_ns')), row('last record (ns)', R.ledger('/window/last_ns')), row('capture stop (ns)', R.ledger('/window/stop_ns')));
     } else rows.push(row('probe records', 'none given (the case alone)'));
