@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,5 +16,21 @@ describe('report: the Inputs section', () => {
     expect(cells.filter((c) => c.some((x) => /^[{[]/.test(x)))).toEqual([]);
     const value = (label: string) => cells.find((c) => c[0] === label)?.[1];
     expect([value('operations in the ledger'), value('eligible operations')]).toEqual(['3', '3']);
+  });
+});
+
+describe('report: a picture with nothing to draw is left out', () => {
+  it('a case with no accounting numbers and no latency figures gets neither the identity bar nor the histogram', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-empty-'));
+    const r = cli(['report', 'cases/scope/blacklisted-do-int3.yaml', '-o', path.join(dir, 'r.md')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.svg'))).toEqual([]);
+  });
+
+  it('a case with them gets both', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-full-'));
+    const r = cli(['report', 'cases/lab/6.12/constrained.yaml', '-o', path.join(dir, 'r.md')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.svg')).sort()).toEqual(['r.durations.svg', 'r.identity.svg']);
   });
 });
