@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
 import { commands, type CommandEntry } from './commands/index.js';
@@ -41,15 +41,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .addHelpText('after', `\n${EXIT_HELP}\n`)
     .exitOverride()
     .configureOutput(commanderOutput);
-  // -o/--output-file: the report goes to a buffer and then, in one atomic write, to the file.
+  // -o/--output on a report command: the report goes to a buffer and then, in one atomic write, to the file.
   let output: { file: string; chunks: string[]; force: boolean; inputs: string[] } | undefined;
   program.hook('preAction', (thisCommand, actionCommand) => {
     if (thisCommand.opts().color === false) io.color = false;
-    const actionOpts = actionCommand.opts() as { outputFile?: string; force?: boolean } & Record<string, unknown>;
-    const file = actionOpts.outputFile;
+    const actionOpts = actionCommand.opts() as { output?: string; force?: boolean } & Record<string, unknown>;
+    const file = buffered.has(actionCommand) ? actionOpts.output : undefined;
     if (file !== undefined) {
       // Every path this run reads (its arguments and file options) is an input -o must not replace.
-      const inputs = [...actionCommand.args, ...Object.entries(actionOpts).filter(([k, v]) => k !== 'outputFile' && typeof v === 'string').map(([, v]) => v as string)]
+      const inputs = [...actionCommand.args, ...Object.entries(actionOpts).filter(([k, v]) => k !== 'output' && k !== 'outputFile' && typeof v === 'string').map(([, v]) => v as string)]
         .map((p) => path.resolve(io.cwd, p));
       output = { file: path.resolve(io.cwd, file), chunks: [], force: actionOpts.force === true, inputs };
       const chunks = output.chunks;
@@ -77,15 +77,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/** The leaves whose -o cli.ts itself provides (their stdout is the report it writes). */
+const buffered = new WeakSet<Command>();
+
+/**
+ * One convention for every command: `-o, --output FILE` writes the command's output to FILE
+ * atomically (`--output-file` is an alias, the name ESLint uses), `--force` replaces an existing
+ * FILE, `-f, --format` picks the format. Commands that write their own files declare `-o,
+ * --output`; the others print a report and get it here.
+ */
 async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<Command> {
   const cmd = (await entry.load())(ctx).summary(entry.summary);
-  if (entry.report) {
-    const leaves = cmd.commands.length ? cmd.commands : [cmd];
-    for (const leaf of leaves) {
-      if (!leaf.options.some((o) => o.short === '-o' || o.long === '--output-file')) {
-        leaf.option('-o, --output-file <file>', 'write the report to this file (atomically: all of it or nothing) instead of stdout');
-        if (!leaf.options.some((o) => o.long === '--force')) leaf.option('--force', 'with -o: replace an existing file');
-      }
+  const leaves = cmd.commands.length ? cmd.commands : [cmd];
+  for (const leaf of leaves) {
+    if (entry.report && !leaf.options.some((o) => o.short === '-o' || o.long === '--output')) {
+      leaf.option('-o, --output <file>', 'write the report to this file (atomically: all of it or nothing) instead of stdout');
+      buffered.add(leaf);
+    }
+    if (leaf.options.some((o) => o.long === '--output')) {
+      if (!leaf.options.some((o) => o.long === '--force')) leaf.option('--force', 'with -o: replace an existing file');
+      leaf.addOption(new Option('--output-file <file>', 'the same as --output').hideHelp());
+      leaf.on('option:output-file', (v: string) => leaf.setOptionValue('output', v));
     }
   }
   return cmd;

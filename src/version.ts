@@ -9,7 +9,7 @@ export interface Versions {
   rules_version: string;
 }
 
-function packageRoot(): string {
+export function packageRoot(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) ? '../..' : '..');
 }

@@ -105,12 +105,11 @@ export interface ExpandOptions {
  * A path that does not exist is yielded as an InputError, and the walk goes on.
  */
 export async function* expandInputs(paths: string[], options: ExpandOptions): AsyncGenerator<InputRef | InputError> {
-  const excluded = (options.exclude ?? []).map(globMatcher);
-  const isExcluded = (p: string) => {
-    if (!excluded.length) return false;
-    const rel = path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
-    return excluded.some((m) => m(rel));
-  };
+  // The glob library loads only when a pattern is given.
+  const glob = options.exclude?.length || paths.some((p) => /[*?[\]{}()!]/.test(p)) ? await import('./glob.js') : undefined;
+  const excluded = (options.exclude ?? []).map((g) => glob!.excludeMatcher(g));
+  const relOf = (p: string) => path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
+  const isExcluded = (p: string) => excluded.length > 0 && excluded.some((m) => m(relOf(p)));
   // One path never reaches a file twice (a walk does not follow symlinks), so only several
   // paths need the set of files seen — which would otherwise grow with the batch.
   const seen = new Set<string>();
@@ -134,6 +133,26 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
       continue;
     }
     if (isExcluded(p)) continue;
+    if (glob?.isGlob(p) && !(await exists(p))) {
+      // A pattern: the files under its base directory whose path (as written: relative to the
+      // working directory, or absolute) it matches, walked like a directory.
+      const absolute = path.isAbsolute(p);
+      if (!(await exists(glob.globBase(p)))) {
+        yield new InputError({ file: p }, 'files matching this pattern', `no directory ${glob.globBase(p)}`);
+        continue;
+      }
+      const matches = glob.compileGlob(p.replace(/^\.\//, ''));
+      let found = 0;
+      for await (const ref of walk(glob.globBase(p), isExcluded)) {
+        const name = absolute ? path.resolve(options.cwd, ref.file).split(path.sep).join('/') : relOf(ref.file);
+        if (matches(name) && (await once(ref.file))) {
+          found++;
+          yield ref;
+        }
+      }
+      if (found === 0) yield new InputError({ file: p }, 'files matching this pattern', 'none');
+      continue;
+    }
     let stat;
     try {
       stat = await fs.stat(p);
@@ -156,6 +175,10 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
   }
 }
 
+async function exists(p: string): Promise<boolean> {
+  return fs.stat(p).then(() => true, () => false);
+}
+
 async function hasAny(dir: string): Promise<boolean> {
   // A directory whose cases were all reached before (named twice) is not an empty directory.
   for await (const ref of walk(dir, () => false)) return Boolean(ref);
@@ -176,26 +199,6 @@ async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGene
       if (kind && hasLoader(kind)) yield { file: full, kind };
     }
   }
-}
-
-/** A glob (`*`, `?`, `**`) as a matcher of `/`-separated relative paths. */
-export function globMatcher(glob: string): (rel: string) => boolean {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === '*' && glob[i + 1] === '*') {
-      const slash = glob[i + 2] === '/';
-      re += slash ? '(?:.*/)?' : '.*';
-      i += slash ? 2 : 1;
-    } else if (ch === '*') re += '[^/]*';
-    else if (ch === '?') re += '[^/]';
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  const pattern = glob.replace(/\/+$/, '');
-  const rx = new RegExp(`^${re.replace(/\/$/, '')}(?:/.*)?$`);
-  if (pattern.includes('/')) return (rel) => rx.test(rel);
-  // Like .gitignore: a pattern without a slash matches any one part of the path.
-  return (rel) => rel.split('/').some((part) => rx.test(part));
 }
 
 /**

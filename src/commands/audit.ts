@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../cli.js';
 import { VERDICTS, type VerdictId } from '../case/ids.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
+import { InputError } from '../errors.js';
 
 // Only commander and the verdict ids load with this module; everything an audit needs is
 // imported when it runs (see src/commands/index.ts).
@@ -17,6 +18,12 @@ interface AuditOptions {
   warnings: boolean;
   exclude: string[];
   softFail?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
+  helpUriBase?: string;
+  sarifPasses?: boolean;
+  /** A config file, or false for --no-config. */
+  config?: string | false;
 }
 
 /** 0 nothing flagged, 1 a claim flagged or a verdict at/above --fail-on, 3 inconclusive only. */
@@ -30,14 +37,23 @@ export async function auditExitCode(verdicts: CaseVerdict[], failOn?: VerdictId)
 export function auditCommand(ctx: CommandContext): Command {
   return new Command('audit')
     .description('Evaluate case files (or directories of them) and print each verdict with its reasons, as soon as it is ready.')
-    .argument('<paths...>', 'case files, write-ups, or directories holding them; - reads one case from stdin')
+    .argument('<paths...>', "case files, write-ups, directories holding them, or globs ('cases/**/*.yaml', quoted); - reads one case from stdin")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown', 'sarif', 'junit']).default('text'))
     .addOption(new Option('--fail-on <verdict>', 'exit 1 for a verdict at or above this one, in the order verdicts are chosen (README: Exit codes)').choices([...VERDICTS]))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
     .option('--expect', 'reference mode: exit 0 only if every case with an expected: block gets exactly what it expects (and, with --fail-on, nothing at or above it)')
-    .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; braces, classes and ** as picomatch reads them; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--soft-fail', 'exit 0 whatever is found (bad input still exits 2)')
     .option('--no-warnings', 'text output: leave out warning findings')
+    .option('--verbose', 'text output of a batch: every case with its full reasons (default: only the cases that need attention, then the summary)')
+    .option('-q, --quiet', 'text output: the summary alone')
+    .option('--help-uri-base <url>', 'sarif: the absolute URL the docs/ links are resolved against (default: package.json homepage or repository, else the package on unpkg)', (v: string) => {
+      if (!/^https?:\/\/\S+$/.test(v)) throw new InputError({}, '--help-uri-base: an absolute http(s) URL', JSON.stringify(v));
+      return v;
+    })
+    .option('--sarif-passes', 'sarif: also write passing results (supported claims, fully observed verdicts)')
+    .option('--config <file>', 'read settings from this file (default: the nearest .kretprobe-triage.yaml at or above the working directory)')
+    .option('--no-config', 'read no configuration file')
     .addHelpText('after', `
 Exit codes: 0 nothing flagged; 1 a claim is unsupported or overreaches, or a verdict at/above
 --fail-on (with --expect: an expectation not met); 2 usage or input error, or a file that could
@@ -46,10 +62,31 @@ not be audited (each named on stderr; the others are still audited); 3 inconclus
 list, a write-up's <!-- kretprobe-triage accept RULE: reason --> comment) are shown but not
 counted. JSON output is one verdict object per line. A directory walk skips node_modules,
 dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
-    .action(async (paths: string[], opts: AuditOptions) => runAudit(ctx, paths, opts));
+    .action(async (paths: string[], opts: AuditOptions, command: Command) => {
+      if (opts.verbose && opts.quiet) throw new (await import('../errors.js')).InputError({}, 'at most one of --verbose and --quiet', 'both');
+      const config = await readConfig(opts, ctx.io.cwd);
+      return runAudit(ctx, paths, withConfig(opts, config, (key) => command.getOptionValueSource(key) === 'cli'), config?.waivers ?? []);
+    });
 }
 
-async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions): Promise<void> {
+async function readConfig(opts: AuditOptions, cwd: string): Promise<import('../audit/config.js').AuditConfig | undefined> {
+  if (opts.config === false) return undefined;
+  const file = opts.config !== undefined ? path.resolve(cwd, opts.config) : await (await import('../audit/config-find.js')).findConfig(cwd);
+  return file === undefined ? undefined : (await import('../audit/config.js')).loadConfig(file);
+}
+
+/** The options the run uses: each one the command line gave, else the config file's, else the default. */
+function withConfig(opts: AuditOptions, config: import('../audit/config.js').AuditConfig | undefined, fromCli: (key: string) => boolean): AuditOptions {
+  if (!config) return opts;
+  const out = { ...opts };
+  if (!fromCli('rules') && config.rules !== undefined) out.rules = config.rules;
+  if (!fromCli('exclude') && config.exclude !== undefined) out.exclude = config.exclude;
+  if (!fromCli('failOn') && config.failOn !== undefined) out.failOn = config.failOn;
+  if (!fromCli('format') && config.format !== undefined) out.format = config.format;
+  return out;
+}
+
+async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions, configWaivers: import('../case/waivers.js').Waiver[] = []): Promise<void> {
   const { io } = ctx;
   const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
     import('../evaluate.js'),
@@ -67,7 +104,7 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
   const versions = await readVersions(rulesDir);
   const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
   const rules = compileRules(set);
-  const sink = await makeSink(opts, ctx, set, versions, rulesDir);
+  const sink = await makeSink(opts, ctx, set, versions, rulesDir, await isBatch(paths, io.cwd));
   const summary = new AuditSummary();
   const known = new Set([...set.rules.map((r) => r.spec.id), ...set.claims.map((c) => c.spec.id)]);
   const locate = (input: import('../audit/inputs.js').AuditInput, i: number) => {
@@ -76,6 +113,9 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     return found ? positionOf(yaml.lines, rangeStart(node)) : undefined;
   };
   const skipped: string[] = [];
+  // A config file's waiver naming no known rule is bad input at its line, before any case.
+  const badConfigWaiver = checkWaivers(configWaivers, known, '', () => undefined);
+  if (badConfigWaiver) throw badConfigWaiver;
 
   const readStdin = async () => {
     const chunks: Buffer[] = [];
@@ -101,9 +141,11 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
       skip(badWaiver, input.file);
       continue;
     }
-    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), input.waivers);
+    const started = performance.now();
+    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), configWaivers.length ? [...configWaivers, ...input.waivers] : input.waivers);
+    const time = (performance.now() - started) / 1000;
     summary.add(v);
-    await sink.verdict(v, input);
+    await sink.verdict(v, input, time);
   }
   if (summary.cases === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'case files to audit', 'none (all excluded)');
   if (opts.expect && summary.withExpected === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');
@@ -112,15 +154,27 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
   ctx.exit(code);
 }
 
+/** More than one input, a directory or a glob: a batch, printed like ESLint prints (problems, then the summary). */
+async function isBatch(paths: string[], cwd: string): Promise<boolean> {
+  if (paths.length !== 1) return true;
+  const only = paths[0]!;
+  if (only === '-') return false;
+  const { isGlob } = await import('../audit/glob.js');
+  if (isGlob(only)) return true;
+  const { stat } = await import('node:fs/promises');
+  return stat(path.resolve(cwd, only)).then((st) => st.isDirectory(), () => false);
+}
+
 interface Sink {
   begin(): void;
-  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput): void | Promise<void>;
+  /** `time`: seconds the case took to judge. */
+  verdict(v: CaseVerdict, input: import('../audit/inputs.js').AuditInput, time: number): void | Promise<void>;
   skipped(file: string, message: string): void;
   end(summary: import('../audit/summary.js').AuditSummary, code: number, skipped: string[]): void;
 }
 
 /** How each format streams: what is printed per case, and what little is kept for the end. */
-async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../audit/rules-snapshot.js').SnapshotRuleSet, versions: import('../version.js').Versions, rulesDir: string): Promise<Sink> {
+async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('../audit/rules-snapshot.js').SnapshotRuleSet, versions: import('../version.js').Versions, rulesDir: string, batch: boolean): Promise<Sink> {
   const { io } = ctx;
   const out = (s: string) => io.stdout(s);
   const rel = (file: string) => (file === '<stdin>' ? undefined : path.relative(io.cwd, path.resolve(io.cwd, file)).split(path.sep).join('/'));
@@ -173,12 +227,17 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     case 'sarif': {
-      const [{ sarifHead, sarifResults, sarifTail }, { locator }] = await Promise.all([import('../report/sarif.js'), import('../audit/locate.js')]);
+      const [{ sarifHead, sarifResults, sarifTail, defaultHelpBase }, { locator }, { readFile }, { packageRoot }] = await Promise.all([import('../report/sarif.js'), import('../audit/locate.js'), import('node:fs/promises'), import('../version.js')]);
+      const pkg = JSON.parse(await readFile(path.join(packageRoot(), 'package.json'), 'utf8')) as Parameters<typeof defaultHelpBase>[0];
+      const helpBase = opts.helpUriBase !== undefined ? (opts.helpUriBase.endsWith('/') ? opts.helpUriBase : `${opts.helpUriBase}/`) : defaultHelpBase(pkg);
+      // The write-up lexicon declares one finding of its own (stated values that disagree).
+      const lexicon = await import('../writeup/lexicon.js').then((m) => m.loadLexicon(rulesDir)).catch(() => undefined);
+      const extraRules = lexicon ? [lexicon.disagreement] : [];
       let first = true;
       return {
-        begin: () => out(sarifHead(rules, versions, VERDICTS)),
+        begin: () => out(sarifHead(rules, versions, VERDICTS, { helpBase, extraRules })),
         verdict(v, input) {
-          for (const r of sarifResults(v, rules, locator(input, rel(input.file)), VERDICTS)) {
+          for (const r of sarifResults(v, rules, locator(input, rel(input.file)), VERDICTS, { passes: opts.sarifPasses, extraRules })) {
             out(`${first ? '' : ',\n'}${JSON.stringify(r)}`);
             first = false;
           }
@@ -188,23 +247,33 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     case 'junit': {
-      const { junitHead, junitSuite, junitTail, junitErrorSuite } = await import('../report/junit.js');
+      // The root carries the totals, so the suites wait for the end (like the Markdown summary).
+      const { junitHead, junitSuite, junitTail, junitErrorSuite, emptyTotals } = await import('../report/junit.js');
+      const totals = emptyTotals();
+      const suites: string[] = [];
       return {
-        begin: () => out(junitHead()),
-        verdict: (v, input) => out(junitSuite(v, versions, { failOn: opts.failOn, file: rel(input.file) ?? '<stdin>' })),
-        skipped: (file, message) => out(junitErrorSuite(file, message)),
-        end: () => out(junitTail()),
+        begin() {},
+        verdict: (v, input, time) => { suites.push(junitSuite(v, versions, { failOn: opts.failOn, file: rel(input.file) ?? '<stdin>', time }, totals)); },
+        skipped: (file, message) => { suites.push(junitErrorSuite(file, message, totals)); },
+        end: () => out(`${junitHead(totals)}${suites.join('')}${junitTail()}`),
       };
     }
     default: {
-      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js')]);
+      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }, { needsAttention }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js'), import('../audit/summary.js')]);
       const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
         const hints = await hintsFor(v, data);
         return hints.length ? Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')])) : undefined;
       };
+      // What a case prints: everything (one case, or --verbose), only when it needs attention (a
+      // batch), or nothing (--quiet).
+      const shown = opts.quiet ? 'none' : opts.verbose || !batch ? 'all' : 'attention';
+      let attention = 0;
       return {
         begin() {},
         async verdict(v, input) {
+          const flagged = needsAttention(v, { failOn: opts.failOn, expect: opts.expect });
+          if (flagged) attention++;
+          if (shown === 'none' || (shown === 'attention' && !flagged)) return;
           if (!input.writeup) {
             out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`);
             return;
@@ -215,7 +284,7 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
         },
         skipped() {},
         end(s) {
-          if (s.cases + s.skipped > 1) out(formatSummaryText(s, { color: io.color }));
+          if (s.cases + s.skipped > 1 || shown !== 'all') out(formatSummaryText(s, { color: io.color }, { attention, shown: shown === 'all' ? 'all' : shown === 'attention' ? 'attention' : 'none' }));
         },
       };
     }

@@ -53,7 +53,7 @@ export function capacityCommand(ctx: CommandContext): Command {
     .option('--trace <file>', 'probe records (trace text, perf script, probe.jsonl; - for stdin): measure the observed high-water mark')
     .option('--entry-event <name>', 'entry event name in trace text')
     .option('--return-event <name>', 'return event name in trace text')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (o: CapacityOptions) => {
       const c = o.case === undefined ? undefined : (await loadCase(path.resolve(ctx.io.cwd, o.case))).data;
       const cc = c?.concurrency;

@@ -11,7 +11,7 @@ export interface CommandEntry {
   name: string;
   summary: string;
   load: () => Promise<(ctx: CommandContext) => Command>;
-  /** Prints a report on stdout: gets -o/--output-file (written atomically) from cli.ts. */
+  /** Prints a report on stdout: gets -o/--output (written atomically) from cli.ts. */
   report?: boolean;
 }
 

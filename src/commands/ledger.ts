@@ -115,7 +115,7 @@ export function ledgerCommand(ctx: CommandContext): Command {
     .option('--ops <file>', 'ops.jsonl: the external record of test operations (ledger-format.md)')
     .requiredOption('--trace <file>', 'probe records: trace/trace_pipe text, perf script output, or probe.jsonl; - reads stdin')
     .option('--case <file>', 'read counters and maxactive from this case, and write the ledger, concurrency and latency results into it'))
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(async (opts: LedgerCommandOptions) => {
       const { view, report } = await runLedger(ctx, opts);
       if (opts.case !== undefined) await (await import('../case/load.js')).updateCaseFile(path.resolve(ctx.io.cwd, opts.case), caseUpdates(report));

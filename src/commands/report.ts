@@ -80,7 +80,7 @@ export function reportCommand(ctx: CommandContext): Command {
     .option('--trace <file>', 'probe records (trace text, perf script or probe.jsonl) for the in-flight and duration pictures'))
     .option('-o, --output <file>', 'write here, atomically: .html (default) or .md (the pictures are written beside it as .svg files); existing files are refused without --force')
     .option('--force', 'with -o: replace existing files')
-    .addOption(new Option('--format <format>', 'html or markdown (default: from the -o extension)').choices(['html', 'markdown']))
+    .addOption(new Option('-f, --format <format>', 'html or markdown (default: from the -o extension)').choices(['html', 'markdown']))
     .option('--rules <dir>', 'rules directory (default: the rules shipped with the tool)')
     .action(async (caseArg: string, o: ReportOptions & { force?: boolean }) => {
       const format = formatOf(o);

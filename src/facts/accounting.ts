@@ -31,7 +31,7 @@ export const ACCOUNTING: readonly Derivation[] = [
     derive: (i) => (bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false ? 0 : num(i, 'ledger.filtered')),
   },
   {
-    name: 'accounting.accepted', type: 'number', basis: 'DESIGN.md accounting identity',
+    name: 'accounting.accepted', type: 'number', basis: 'docs/case-format.md#the-accounting-identity',
     description: 'calls that got an instance: entry records, else entry-probe hits less the calls that got none and the filtered calls',
     inputs: ['ledger.entries', 'ledger.entry_events', 'counters.delta.missed_total', 'accounting.filtered'],
     derive: (i) => {
@@ -141,13 +141,13 @@ export const ACCOUNTING: readonly Derivation[] = [
     },
   },
   {
-    name: 'accounting.sum', type: 'number', basis: 'DESIGN.md accounting identity',
+    name: 'accounting.sum', type: 'number', basis: 'docs/case-format.md#the-accounting-identity',
     description: 'returned + filtered + in flight + capacity missed + not covered + unexplained',
     inputs: ['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'accounting.capacity_missed', 'accounting.not_covered', 'accounting.unexplained'],
     derive: (i) => sumOf(['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'accounting.capacity_missed', 'accounting.not_covered', 'accounting.unexplained'].map((k) => num(i, k))),
   },
   {
-    name: 'accounting.balanced', type: 'boolean', basis: 'DESIGN.md accounting identity',
+    name: 'accounting.balanced', type: 'boolean', basis: 'docs/case-format.md#the-accounting-identity',
     description: 'the identity holds: the sum equals eligible and the stated in-flight figure agrees with accepted less returns',
     inputs: ['accounting.sum', 'accounting.eligible', 'accounting.open_contradiction', 'counters.source', 'counters.delta.kprobe_nmissed'],
     derive: (i) => {

@@ -144,7 +144,7 @@ export function formatLedgerText(view: LedgerView): string {
       const v = (t: (typeof IDENTITY_TERMS)[number]): string => showBound(id.bounds[t]);
       lines.push('');
       // The verdict engine derives the identity from the case; this is the ledger's own view of its counts.
-      lines.push('ledger summary of the accounting terms (DESIGN.md; lo..hi where the records leave the split open — the verdict derives the identity from the case):');
+      lines.push('ledger summary of the accounting terms (docs/case-format.md#the-accounting-identity; lo..hi where the records leave the split open — the verdict derives the identity from the case):');
       lines.push(`  eligible ${id.eligible} = returned ${v('returned')} + filtered ${v('filtered')} + in_flight_at_stop ${v('in_flight_at_stop')} + capacity_missed ${v('capacity_missed')} + not_covered ${v('not_covered')} + unexplained ${v('unexplained')}`);
       const state = id.balanced === true ? 'balanced (every term exact)' : id.balanced === false ? 'DOES NOT BALANCE' : id.consistent === false ? 'CANNOT BALANCE: the bounds exclude eligible' : 'balance not determined: some terms are only bounds';
       lines.push(`  ${state}; nmissed delta ${r.counters.nmissedDelta ?? 'unknown'} (${r.counters.source})`);

@@ -11,8 +11,23 @@ const esc = (s: string) =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
 
-export function junitHead(): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="kretprobe-triage audit">\n`;
+/** Root totals: what every suite added up to. */
+export interface JunitTotals {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+  /** Seconds. */
+  time: number;
+}
+
+export const emptyTotals = (): JunitTotals => ({ tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 });
+
+const seconds = (t: number) => t.toFixed(3);
+
+/** The document's opening with the root totals (so the suites are written after they are all known). */
+export function junitHead(totals: JunitTotals): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="kretprobe-triage audit" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${seconds(totals.time)}">\n`;
 }
 
 export function junitTail(): string {
@@ -32,7 +47,7 @@ interface TestCase {
  * accepted), one for the expected block when there is one, and one for the verdict itself.
  * The versions are properties of every suite, so a CI artefact says what produced it.
  */
-export function junitSuite(v: CaseVerdict, versions: Versions, options: { failOn?: VerdictId | undefined; file?: string | undefined }): string {
+export function junitSuite(v: CaseVerdict, versions: Versions, options: { failOn?: VerdictId | undefined; file?: string | undefined; time?: number | undefined }, totals?: JunitTotals): string {
   const cases: TestCase[] = [];
   const failRank = options.failOn === undefined ? -1 : VERDICT_RANK.indexOf(options.failOn);
   const atOrAbove = (verdict: VerdictId) => VERDICT_RANK.indexOf(verdict) <= failRank;
@@ -61,8 +76,18 @@ export function junitSuite(v: CaseVerdict, versions: Versions, options: { failOn
 
   const failures = cases.filter((c) => c.failure).length;
   const skipped = cases.filter((c) => c.skipped).length;
+  // Every check is computed by one evaluation of the case: its time is the suite's, carried by the
+  // verdict testcase, so the testcases' times add up to the suite's.
+  const time = options.time ?? 0;
+  if (totals) {
+    totals.tests += cases.length;
+    totals.failures += failures;
+    totals.skipped += skipped;
+    totals.time += time;
+  }
+  const file = options.file ?? v.id;
   const lines = [
-    `  <testsuite name="${esc(options.file ?? v.id)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}">`,
+    `  <testsuite name="${esc(file)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" file="${esc(file)}">`,
     '    <properties>',
     `      <property name="case" value="${esc(v.id)}"/>`,
     `      <property name="verdict" value="${esc(v.verdict)}"/>`,
@@ -71,7 +96,7 @@ export function junitSuite(v: CaseVerdict, versions: Versions, options: { failOn
     '    </properties>',
   ];
   for (const c of cases) {
-    lines.push(`    <testcase classname="${esc(v.id)}" name="${esc(c.name)}">`);
+    lines.push(`    <testcase classname="${esc(v.id)}" name="${esc(c.name)}" file="${esc(file)}" time="${seconds(c.name === verdictName ? time : 0)}">`);
     if (c.failure) lines.push(`      <failure message="${esc(c.failure.message)}" type="${esc(c.failure.message.split(' ')[0]!)}">${esc(c.failure.body)}</failure>`);
     if (c.skipped) lines.push(`      <skipped message="${esc(c.skipped)}"/>`);
     if (c.out) lines.push(`      <system-out>${esc(c.out)}</system-out>`);
@@ -82,6 +107,10 @@ export function junitSuite(v: CaseVerdict, versions: Versions, options: { failOn
 }
 
 /** A file that could not be audited, as a suite with one errored testcase. */
-export function junitErrorSuite(file: string, message: string): string {
-  return `  <testsuite name="${esc(file)}" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="${esc(file)}" name="load"><error message="${esc(message)}" type="InputError"/></testcase>\n  </testsuite>\n`;
+export function junitErrorSuite(file: string, message: string, totals?: JunitTotals): string {
+  if (totals) {
+    totals.tests += 1;
+    totals.errors += 1;
+  }
+  return `  <testsuite name="${esc(file)}" tests="1" failures="0" errors="1" skipped="0" time="0.000" file="${esc(file)}">\n    <testcase classname="${esc(file)}" name="load" file="${esc(file)}" time="0.000"><error message="${esc(message)}" type="InputError"/></testcase>\n  </testsuite>\n`;
 }

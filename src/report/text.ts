@@ -142,11 +142,23 @@ export interface SummaryCounts {
   unmet: readonly string[];
 }
 
+/** Which cases the audit printed above the summary, and how many need attention. */
+export interface ShownCounts {
+  shown: 'all' | 'attention' | 'none';
+  /** Cases that alone would make the audit exit non-zero. */
+  attention: number;
+}
+
 /** The closing summary of a multi-case audit. */
-export function formatSummaryText(s: SummaryCounts, opts: TextOptions): string {
+export function formatSummaryText(s: SummaryCounts, opts: TextOptions, shown?: ShownCounts): string {
   const k = new Chalk({ level: opts.color ? 1 : 0 });
   const parts = [...s.byVerdict.entries()].map(([id, n]) => `${n} ${id}`);
   let text = `${k.bold(`${s.cases} case(s)`)}: ${parts.join(', ')}\n`;
+  if (shown) {
+    const how = shown.shown === 'attention' ? (shown.attention ? ', shown above' : '') : shown.shown === 'none' ? ' (--quiet: not shown)' : '';
+    const more = shown.shown === 'all' ? '' : '; --verbose prints every case with its reasons';
+    text += `need attention: ${shown.attention}${how}${more}\n`;
+  }
   text += `claims flagged: ${s.flaggedClaims}${s.flaggedClaims ? ` (${s.flaggedExamples.join('; ')}${s.flaggedClaims > s.flaggedExamples.length ? '; …' : ''})` : ''}\n`;
   if (s.accepted) text += `accepted (waived, not counted): ${s.accepted}\n`;
   if (s.withExpected) text += `reference expectations: ${s.withExpected - s.unmet.length}/${s.withExpected} met${s.unmet.length ? ` — not met: ${s.unmet.join(', ')}` : ''}\n`;

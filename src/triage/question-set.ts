@@ -53,6 +53,18 @@ export function indexQuestions(list: Question[]): QuestionSet {
   return { list, byId, byFact };
 }
 
+/**
+ * The command(s) that collect `q`'s answer for the probe interface the case states (a bpftrace
+ * probe has no kprobe_profile line and no tracefs event id): its `collect_by` entry for that
+ * interface, else `collect`, placeholders filled. "none: why" reads "none possible: why". The one
+ * owner of that choice: triage's prompts and end report and every audit format read it.
+ */
+export function collectFor(q: Question, data: unknown): string {
+  const iface = getPath(data, 'probe.interface');
+  const template = (typeof iface === 'string' ? q.collectBy[iface as keyof Question['collectBy']] : undefined) ?? q.collect;
+  return renderQuestionText(template, data).replace(/^none:\s*/, 'none possible: ');
+}
+
 /** Fill `{fact.path}` placeholders from the case; an unknown one stays visible as `<fact.path>`. */
 export function renderQuestionText(template: string, data: unknown): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {

@@ -11,6 +11,7 @@ import type { GivenAnswer } from './answers-file.js';
 import { diffVerdicts, formatChanges, type Change } from './changes.js';
 import { askInput, askSelect, PromptClosed, type PromptIo } from './prompt.js';
 import { renderQuestionText, type Question, type QuestionSet } from './questions.js';
+import { collectFor } from './question-set.js';
 import { planQuestions, remainingUnknowns, type Plan } from './select.js';
 
 /**
@@ -89,7 +90,7 @@ function questionHeader(q: Question, data: unknown, left: number, k: ChalkInstan
     `${k.bold(`[${q.id}]`)} ${k.dim(`sets ${q.fact}`)}${k.dim(`  (${left} question${left === 1 ? '' : 's'} may follow)`)}`,
     wrap(`why: ${renderQuestionText(q.why, data)} [${q.source}]`, 100, '  '),
     `  ${k.dim('collect on the target:')}`,
-    ...renderQuestionText(q.collect, data).split('\n').map((l) => `    ${l}`),
+    ...collectFor(q, data).split('\n').map((l) => `    ${l}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -103,7 +104,7 @@ export function formatTriageEnd(verdict: CaseVerdict, plan: Plan, opts: { color:
     text += `  still unknown ${k.dim('(answer these, then run triage again, to sharpen the verdict)')}\n`;
     for (const p of open) {
       text += `    ${k.bold(p.fact)}${p.question ? k.dim(`  [${p.question.id}]`) : ''}  ${k.dim(`matters for ${p.reason === 'verdict' ? 'the verdict' : p.reason === 'claim' ? 'a claim' : 'a warning'}`)}\n`;
-      if (p.question) for (const l of renderQuestionText(p.question.collect, opts.data).split('\n')) text += `      $ ${l}\n`;
+      if (p.question) for (const l of collectFor(p.question, opts.data).split('\n')) text += `      $ ${l}\n`;
     }
   } else {
     text += `  still unknown  nothing that could change the verdict\n`;

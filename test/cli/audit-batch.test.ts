@@ -123,4 +123,58 @@ describe('audit over a batch', () => {
     const v = JSON.parse(cli(['audit', 'cases/kernel-notes/r2-constrained.yaml', '--format', 'json']).stdout) as Record<string, unknown>;
     expect(v).toMatchObject({ tool_version: pkg.version, rules_version: m?.[2] });
   });
+
+  it('takes positional globs and --exclude with braces and classes (picomatch syntax)', () => {
+    const dir = tree({ 'lab/a.yaml': withId('a'), 'table/b.yaml': withId('b'), 'other/c.yaml': withId('c'), 'other/r7.yaml': withId('r7'), 'notes.md': 'no case here\n' });
+    expect(ids(cli(['audit', 'lab/*.yaml', '{table,other}/**/*.yaml', '--format', 'json'], { cwd: dir }).stdout)).toEqual(['a', 'c', 'r7', 'b']);
+    expect(ids(cli(['audit', '.', '--format', 'json', '--exclude', '{lab,table}', '--exclude', 'r[0-9].yaml', '--exclude', '*.{md,txt}'], { cwd: dir }).stdout)).toEqual(['c']);
+    const none = cli(['audit', 'nothing/**/*.yaml'], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^kretprobe-triage: nothing\/\*\*\/\*\.yaml: expected files matching this pattern; got /);
+  });
+});
+
+describe('audit text output of a batch, like ESLint', () => {
+  // Two met expectations and one unmet: by default only the unmet one is printed, then the summary.
+  const unmet = withId('unmet', 'expected:\n  verdict: fully-observed\n');
+  const dir = () => tree({ 'a.yaml': CASE.replace(/^id: .*$/m, 'id: a'), 'b.yaml': CASE.replace(/^id: .*$/m, 'id: b'), 'c.yaml': unmet });
+  const shownIds = (stdout: string) => [...stdout.matchAll(/^(\S+)(?: — .*)?  \(.*\.yaml\)$/gm)].map((m) => m[1]);
+
+  it('prints only the cases that need attention, then the summary with their count', () => {
+    const r = cli(['audit', dir(), '--expect']);
+    expect(r.code).toBe(1);
+    expect(shownIds(r.stdout)).toEqual(['unmet']);
+    expect(r.stdout).toMatch(/^need attention: 1, shown above; --verbose /m);
+    expect(r.stdout).toMatch(/^reference expectations: 2\/3 met/m);
+  });
+
+  it('--verbose prints every case with its reasons', () => {
+    const r = cli(['audit', dir(), '--expect', '--verbose']);
+    expect(shownIds(r.stdout)).toEqual(['a', 'b', 'unmet']);
+    expect(r.stdout).toMatch(/^ {2}findings$/m);
+  });
+
+  it('--quiet prints the summary alone', () => {
+    const r = cli(['audit', dir(), '--expect', '--quiet']);
+    expect(r.code).toBe(1);
+    expect(shownIds(r.stdout)).toEqual([]);
+    expect(r.stdout).toMatch(/^need attention: 1 \(--quiet: not shown\)/m);
+  });
+
+  it('one case named alone is printed in full', () => {
+    const d = dir();
+    const r = cli(['audit', path.join(d, 'a.yaml'), '--expect']);
+    expect(shownIds(r.stdout)).toEqual(['a']);
+  });
+
+  it('the shipped cases with --expect: nothing needs attention, a few lines', () => {
+    const r = cli(['audit', 'cases/', '--expect']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^need attention: 0;/m);
+    expect(r.stdout.trim().split('\n').length).toBeLessThan(10);
+  });
+
+  it('--verbose with --quiet is a usage error', () => {
+    expect(cli(['audit', dir(), '--verbose', '--quiet']).code).toBe(2);
+  });
 });

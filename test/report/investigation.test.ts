@@ -144,10 +144,10 @@ describe('report document', () => {
     input = { file: verdict.file, case: loaded.data, facts: caseFacts(loaded.data), verdict, verdictJson: toVerdictJson(verdict) };
   });
 
-  it('HTML: every section, three figures, no script, no external reference', () => {
+  it('HTML: every section, its figures, no script, no external reference', () => {
     const html = formatInvestigationHtml(investigationDocument(input));
     for (const id of SECTION_IDS) expect(html).toContain(`<section id="${id}">`);
-    expect(html.match(/<svg /g)).toHaveLength(2); // no trace: identity and durations only
+    expect(html.match(/<svg /g)).toHaveLength(1); // no trace and no latency figures: the identity bar only (an empty histogram is left out)
     expect(html).not.toMatch(/<script|<link|<img|src=|url\((?!#)/i);
   });
 
@@ -177,7 +177,7 @@ describe('report document', () => {
     const doc = investigationDocument(input);
     const md = formatInvestigationMarkdown(doc, 'report');
     for (const s of doc.sections) expect(md.markdown).toContain(`## ${s.title}`);
-    expect(md.files.map((f) => f.name)).toEqual(['report.identity.svg', 'report.durations.svg']);
+    expect(md.files.map((f) => f.name)).toEqual(['report.identity.svg']);
     for (const f of md.files) expect(md.markdown).toContain(`](${f.name})`);
     expect(md.markdown).toMatchSnapshot();
   });

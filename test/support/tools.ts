@@ -5,12 +5,12 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /**
- * The commands scripts/install-test-deps.sh provides, read from its `need COMMAND PACKAGE` lines,
+ * The commands scripts/install-test-deps.sh provides, read from its `need COMMAND PACKAGE "WHY"` lines,
  * so the script stays the one list of what the tests need from Debian.
  */
-export function testTools(): Array<{ command: string; pkg: string }> {
+export function testTools(): Array<{ command: string; pkg: string; why: string }> {
   const script = readFileSync(path.join(ROOT, 'scripts/install-test-deps.sh'), 'utf8');
-  return [...script.matchAll(/^need\s+(\S+)\s+(\S+)\s*$/gm)].map((m) => ({ command: m[1]!, pkg: m[2]! }));
+  return [...script.matchAll(/^need\s+(\S+)\s+(\S+)\s+"([^"]+)"\s*$/gm)].map((m) => ({ command: m[1]!, pkg: m[2]!, why: m[3]! }));
 }
 
 const seen = new Map<string, boolean>();

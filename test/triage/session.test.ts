@@ -89,7 +89,7 @@ describe('a session answered from a reference case', () => {
       expect(r.stopped).toBe(false);
       expect(r.saved).toBe(asked.length);
     }
-  });
+  }, 300_000); // every shipped case through a session: over a minute on a loaded 2-core machine
 
   it('creates a new file with the format and an id from its name', async () => {
     const dir = await tempDir('new');

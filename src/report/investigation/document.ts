@@ -337,7 +337,11 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const terms = Object.keys(meaning);
     blocks.push({ t: 'p', c: ['eligible ', R.verdict('/accounting/eligible'), ' = ', ...terms.flatMap((t, i) => [...(i ? [' + '] : []), `${t.replace(/_/g, ' ')} `, R.verdict(ptr('accounting', t))]), '; balanced: ', R.verdict('/accounting/balanced'), '.'] });
     const bar: IdentityTerm[] = terms.map((t) => ({ name: t, ref: R.verdict(ptr('accounting', t)) }));
-    blocks.push({ t: 'figure', name: 'identity', caption: 'The accounting identity as one bar: every eligible operation in exactly one term (hatched: terms still unknown).', svg: identityBarSvg(R.verdict('/accounting/eligible'), bar, R.verdict('/accounting/balanced')) });
+    // A bar with every part unknown draws nothing: left out (the sentence above says it all).
+    const a = input.verdict.accounting as unknown as Record<string, number | null>;
+    if ([a.eligible, ...terms.map((t) => a[t])].some((x) => x !== null && x !== undefined)) {
+      blocks.push({ t: 'figure', name: 'identity', caption: 'The accounting identity as one bar: every eligible operation in exactly one term (hatched: terms still unknown).', svg: identityBarSvg(R.verdict('/accounting/eligible'), bar, R.verdict('/accounting/balanced')) });
+    }
     blocks.push({ t: 'table', head: ['term', 'operations', 'why'], rows: terms.map((t) => row({ code: t }, R.verdict(ptr('accounting', t)), meaning[t]!)) });
     blocks.push({
       t: 'table',
@@ -371,7 +375,9 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
       ? [
           { label: 'eligible', ref: R.ledger('/coverage/eligible') },
           { label: 'accepted', ref: R.ledger('/coverage/accepted') },
-          { label: 'missed', ref: R.ledger('/coverage/capacity_missed') },
+          // The miss figure of the accounting identity (the engine's, from the case), the same
+          // one the identity bar draws: two pictures must not disagree on how many were missed.
+          { label: 'missed', ref: R.verdict('/accounting/capacity_missed') },
           { label: 'filtered', ref: R.ledger('/coverage/filtered') },
           { label: 'incomplete', ref: R.ledger('/coverage/incomplete') },
         ]
@@ -409,7 +415,9 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
       if (w.length) blocks.push({ t: 'list', items: w.map((_, i) => [R.ledger(ptr('coverage_warnings', i))]) });
     }
     const marks = figures.filter(([l]) => l !== 'pairs' && l !== 'min').map(([label, ref]) => ({ label, ref }));
-    blocks.push({
+    // No bins and no known percentile: nothing to draw, so no picture.
+    const drawable = useLedger ? L!.bins.length > 0 : marks.some((m) => m.ref.v !== undefined && m.ref.v !== null && m.ref.v !== 'unknown');
+    if (drawable) blocks.push({
       t: 'figure',
       name: 'durations',
       caption: 'Duration distribution (log axis) with the coverage it was computed over printed on it: a percentile of admitted calls is not representative of missed, filtered or unfinished ones.',
@@ -422,7 +430,9 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
   {
     const rows: Inline[][][] = [row('case file', R.verdict('/file')), row('case id', R.verdict('/id'))];
     if (L) {
-      rows.push(row('operations ledger', R.ledger('/ops')), row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
+      // The operations' figures one per row (the ledger's /ops object, not a dump of it).
+      rows.push(row('operations in the ledger', R.ledger('/ops/total')), row('eligible operations', R.ledger('/ops/eligible')), row('operations outside the capture window', R.ledger('/ops/outside_window')), row('duplicate operation ids', R.ledger('/ops/duplicate_ids')));
+      rows.push(row('probe records', R.ledger('/trace')), row('record format', R.ledger('/format')));
       rows.push(row('trace lines', R.ledger('/lines/trace')), row('ops lines', R.ledger('/lines/ops')), row('events lost by the ring buffer', R.ledger('/lost/events')), row('input warnings', R.ledger('/problems/count')));
       rows.push(row('capture window: first record (ns)', R.ledger('/window/first_ns')), row('last record (ns)', R.ledger('/window/last_ns')), row('capture stop (ns)', R.ledger('/window/stop_ns')));
     } else rows.push(row('probe records', 'none given (the case alone)'));

@@ -235,15 +235,23 @@ export function identityBarSvg(eligible: Ref, terms: IdentityTerm[], balanced: R
   const L = 20;
   const R = 20;
   const rows = Math.ceil(terms.length / 3);
-  const H = 96 + rows * 20;
+  const H = 112 + rows * 20;
   const out: string[] = [svgOpen(W, H, 'Accounting identity', 'eligible operations split into returned, filtered, in flight at stop, capacity missed, not covered and unexplained')];
   const total = typeof eligible.v === 'number' ? eligible.v : undefined;
   const known = terms.filter((t) => typeof t.ref.v === 'number').reduce((s, t) => s + (t.ref.v as number), 0);
-  const scale = Math.max(total ?? 0, known, 1);
+  // With eligible unknown and a term unknown, the unknown share cannot be measured: a fixed
+  // hatched tail (a fifth of the bar) says "and an unknown amount more" rather than nothing.
+  const unknownTerms = terms.some((t) => typeof t.ref.v !== 'number');
+  const openTail = total === undefined && unknownTerms ? 0.2 : 0;
+  const scale = Math.max(total ?? 0, known, 1) / (1 - openTail);
   out.push('<defs><pattern id="unknown-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#777" stroke-width="3"/></pattern></defs>');
-  out.push(`<text x="${L}" y="18" font-weight="bold">eligible ${vspan(eligible)} = ${terms.map((t) => `${esc(t.name.replace(/_/g, ' '))} ${vspan(t.ref)}`).join(' + ')}</text>`);
+  // The equation on two lines: on one it ran past the picture's right edge.
+  const term = (t: IdentityTerm) => `${esc(t.name.replace(/_/g, ' '))} ${vspan(t.ref)}`;
+  const half = Math.ceil(terms.length / 2);
+  out.push(`<text x="${L}" y="18" font-weight="bold">eligible ${vspan(eligible)} = ${terms.slice(0, half).map(term).join(' + ')} +</text>`);
+  out.push(`<text x="${L + 16}" y="36" font-weight="bold">${terms.slice(half).map(term).join(' + ')}</text>`);
   let x = L;
-  const barY = 30;
+  const barY = 46;
   const barH = 34;
   for (const t of terms) {
     if (typeof t.ref.v !== 'number' || t.ref.v === 0) continue;
@@ -251,8 +259,8 @@ export function identityBarSvg(eligible: Ref, terms: IdentityTerm[], balanced: R
     out.push(`<rect class="term" data-term="${esc(t.name)}" x="${r1(x)}" y="${barY}" width="${r1(Math.max(1, w))}" height="${barH}" fill="${TERM_FILL[t.name] ?? '#999'}" stroke="#fff" stroke-width="1"/>`);
     x += w;
   }
-  if (total !== undefined && known < total) {
-    const w = ((total - known) / scale) * (W - L - R);
+  if ((total !== undefined && known < total) || openTail > 0) {
+    const w = openTail > 0 ? W - L - R - (x - L) : ((total! - known) / scale) * (W - L - R);
     out.push(`<rect class="term" data-term="unknown" x="${r1(x)}" y="${barY}" width="${r1(w)}" height="${barH}" fill="url(#unknown-hatch)" stroke="${INK}" stroke-width="0.5"/>`);
     out.push(`<text x="${r1(x + w / 2)}" y="${barY + barH / 2 + 4}" text-anchor="middle">?</text>`);
   }
