@@ -193,6 +193,27 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   const where = (phase: Phase, file: string, line: number): string => `${phase}/${file}:${line}`;
   const defAt = (phase: Phase | undefined, ev: string | undefined): KprobeEventDef | undefined =>
     phase === undefined || ev === undefined ? undefined : facts[phase]?.defs?.find((d) => d.event !== undefined && `${d.group}/${d.event}` === ev);
+  // The event asked for must be somewhere: a name that no snapshot's definitions, profile or
+  // error_log knows is a mistyped --event, not a probe with no counters (one line, exit 2).
+  const knows = (ev: string): boolean => phases.some((p) => defAt(p, ev) !== undefined || facts[p]?.profile?.some((r) => r.event === bareEventName(ev)) || findError(facts[p]?.errors ?? [], ev, undefined) !== undefined);
+  if (opts.event !== undefined && !knows(opts.event)) {
+    const seen = [...new Set(phases.flatMap((p) => [...(facts[p]?.defs ?? []).flatMap((d) => (d.event === undefined ? [] : [`${d.group}/${d.event}`])), ...(facts[p]?.profile ?? []).map((r) => r.event)]))];
+    const where = phases.find((p) => facts[p]?.defs !== undefined || facts[p]?.profile !== undefined) ?? last;
+    throw new InputError({ file: `${where ?? 'end'}/${facts[where ?? 'end']?.defs !== undefined ? 'kprobe_events' : 'kprobe_profile'}` }, `the --event ${opts.event} in a snapshot's kprobe_events, kprobe_profile or error_log`, seen.length ? `only ${seen.slice(0, 8).join(', ')}` : 'no events at all');
+  }
+  // Each snapshot that lacks the event says so: its counters, or its arming, stay unknown for a reason.
+  for (const phase of phases) {
+    if (returnEvent === undefined) break;
+    const f = facts[phase]!;
+    const def = defAt(phase, returnEvent);
+    if (def && f.profile !== undefined && !f.profile.some((r) => r.event === bareEventName(returnEvent))) {
+      problems.push({ file: `${phase}/kprobe_profile`, line: 0, expected: `a row for ${returnEvent}`, got: `none: counters.${phase} left unknown` });
+    }
+    if (!def && f.defs !== undefined && findError(f.errors ?? [], returnEvent, symbolHint) === undefined) {
+      problems.push({ file: `${phase}/kprobe_events`, line: 0, expected: `the definition of ${returnEvent}`, got: 'absent and no error_log entry for it: the probe was not armed in this snapshot' });
+    }
+  }
+
   const lastDef = defAt(last, returnEvent);
   const anyDef = lastDef ?? (returnEvent ? defFor(returnEvent) : undefined);
   const anyDefPhase = lastDef ? last : phases.find((p) => defAt(p, returnEvent) !== undefined);
