@@ -143,7 +143,7 @@ const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n:
 };
 
 /** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
-const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?\s+(\S+)|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
+const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
 
 export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
@@ -194,18 +194,17 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const m = BCC_ATTACH.exec(l.trim());
         if (!m) return;
         if (m[1] !== undefined) {
+          // Python's exception names the probe kind; libbpf's own line says "kprobe" for both (bcc#1921).
           kind ??= m[1];
-          symbol ??= m[2];
+          symbol ??= m[2]?.replace(/^b?'|'?,?$/g, '');
           probeLine ??= i + 1;
         } else if (m[3] !== undefined) {
-          kind ??= m[3];
           reason = { line: i + 1, text: (m[4] ?? '').trim() };
-          probeLine ??= i + 1;
         } else if (m[5] !== undefined && reason === undefined && /attach/i.test(m[5])) reason = { line: i + 1, text: m[5].trim() };
       });
       if (probeLine === undefined && reason === undefined) return { kind: 'bcc', facts: [], problems: [] };
-      // A failure to attach the entry kprobe says nothing of a return probe's registration.
-      const subject: Subject = { kind: kind === 'kprobe' ? 'entry' : 'return', ...(symbol ? { symbol } : {}) };
+      // A failure to attach the entry kprobe says nothing of a return probe's registration; without the exception the kind is unknown.
+      const subject: Subject = { ...(kind ? { kind: kind === 'kprobe' ? 'entry' as const : 'return' as const } : {}), ...(symbol ? { symbol } : {}) };
       const at = reason?.line ?? probeLine!;
       f.add('probe.interface', 'bpf-link', probeLine ?? at, 'attach', subject);
       if (symbol) f.add('probe.target', symbol, probeLine ?? at, symbol, subject);
@@ -517,6 +516,7 @@ const STRERROR: Record<string, string> = {
   'bad address': 'EFAULT',
   'argument list too long': 'E2BIG',
   'invalid or incomplete multibyte or wide character': 'EILSEQ',
+  'function not implemented': 'ENOSYS',
 };
 
 /** The errno name of a strerror() text inside a message ("cannot attach kprobe, Device or resource busy"), or of "-16"/"errno 16". */

@@ -122,6 +122,9 @@ export class ArtifactFacts {
       if (retName !== undefined) return names.includes(retName) ? retName : undefined;
       const perf = names.find((n) => this.perfEvents.includes(n) || /__return$/.test(n));
       if (perf) return perf;
+      // Names the kernel (`r_SYM_0` for an unnamed `r:`) and bcc (`r_SYM_bcc_PID`) give a return event, beside its `p_` twin.
+      const paired = names.find((n) => /^r_/.test(n) && names.includes(`p_${n.slice(2)}`));
+      if (paired) return paired;
       return names.length === 1 ? names[0] : undefined;
     };
     const snaps = this.profiles.map((p) => ({ p, row: pick(p) })).filter((x) => x.row !== undefined);
@@ -134,8 +137,9 @@ export class ArtifactFacts {
       if (hits) this.facts.push(placed({ ...hits, path: `counters.${phase}.hits` }, s.p.a.lines, 'kprobe_profile'));
       if (phase === 'end' && miss) this.facts.push(placed({ ...miss, path: 'counters.source', value: 'kprobe_profile', col: s.p.a.lines[miss.line - 1]!.text.indexOf(s.row ?? '') }, s.p.a.lines, 'kprobe_profile'));
     }
-    if (entry?.f.subject?.event && snaps.length > 0) {
-      const entryName = bareEventName(entry.f.subject.event);
+    const twin = snaps[snaps.length - 1]?.row;
+    const entryName = entry?.f.subject?.event ? bareEventName(entry.f.subject.event) : twin !== undefined && /^r_/.test(twin) && retName === undefined ? `p_${twin.slice(2)}` : undefined;
+    if (entryName !== undefined && snaps.length > 0) {
       const hitsIn = (p: { facts: CitedFact[] } | undefined) => p?.facts.find((f) => f.path === 'counters.hits' && f.subject?.event === entryName);
       const last = this.profiles[this.profiles.length - 1]!;
       const first = this.profiles.length >= 2 ? this.profiles[0] : undefined;
