@@ -2,6 +2,9 @@
 // in one process, and print write-ups/s for the whole path (read facts and claims, build the
 // case, judge it, render the JSON) against the cost of only parsing the same Markdown.
 // Targets (issue 10): >= 500 write-ups/s on a 2-core machine, and under 3x the parse-only cost.
+// First it prints the figures of the real-thread corpus (cases/writeups/real/, issue 21): fact
+// precision and recall, claims found vs expected, definite and acceptable verdicts
+// (scripts/writeup-corpus.ts). `bench:writeups corpus` prints only those.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -9,8 +12,10 @@ import MarkdownIt from 'markdown-it';
 import { loadRules } from '../src/index.js';
 import { extractWriteup, formatWriteupJson, judgeWriteup, loadLexicon, parseBlocks } from '../src/writeup/index.js';
 import { toVerdictJson } from '../src/report/json.js';
+import { auditCorpus, corpusFigures, formatCorpusFigures, loadCorpus } from './writeup-corpus.js';
 
-const N = Number(process.argv[2] ?? 1_000);
+const corpusOnly = process.argv[2] === 'corpus';
+const N = corpusOnly ? 0 : Number(process.argv[2] ?? 1_000);
 const LINES = 300;
 const root = path.resolve(import.meta.dirname, '..', '..');
 const dir = path.join(root, 'cases', 'writeups');
@@ -132,6 +137,7 @@ const parseOnlyBlocks = (docs: string[]) => measure(() => { for (const d of docs
 
 const rules = await loadRules(path.join(root, 'rules'));
 const lex = await loadLexicon(path.join(root, 'rules'));
+for (const line of formatCorpusFigures(corpusFigures(await auditCorpus(await loadCorpus(path.join(dir, 'real')), rules, lex)))) console.log(line);
 interface Run extends Cost { facts: number; claims: number; conflicts: number; verdicts: Map<string, number> }
 async function audit(docs: string[]): Promise<Run> {
   const verdicts = new Map<string, number>();
@@ -168,9 +174,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const med = (xs: Cost[]): Cost => ({ ms: median(xs.map((x) => x.ms)), cpuMs: median(xs.map((x) => x.cpuMs)) });
 const rate = (ms: number) => Math.round((N / ms) * 1000);
 const load = (await import('node:os')).loadavg()[0]!.toFixed(1);
-console.log(`write-ups: ${N} generated per set, ${LINES} lines each; load average ${load}`);
+if (!corpusOnly) console.log(`\nwrite-ups: ${N} generated per set, ${LINES} lines each; load average ${load}`);
 const only = process.argv[3]; // optional: run one set, by the first word of its name
-for (const { name, docs } of sets.filter((s) => !only || s.name.startsWith(only))) {
+for (const { name, docs } of corpusOnly ? [] : sets.filter((s) => !only || s.name.startsWith(only))) {
   const bytes = docs.reduce((s, d) => s + d.length, 0);
   // Warm-up passes of each before the measured ones, so both sides are measured with the JIT
   // settled: the audit path has far more code than a Markdown parse, and V8 is still optimizing
