@@ -206,7 +206,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     if (returnEvent === undefined) break;
     const f = facts[phase]!;
     const def = defAt(phase, returnEvent);
-    if (def && f.profile !== undefined && !f.profile.some((r) => r.event === bareEventName(returnEvent))) {
+    if (def && f.profile !== undefined && f.profile.length > 0 && !f.profile.some((r) => r.event === bareEventName(returnEvent))) {
       problems.push({ file: `${phase}/kprobe_profile`, line: 0, expected: `a row for ${returnEvent}`, got: `none: counters.${phase} left unknown` });
     }
     if (!def && f.defs !== undefined && findError(f.errors ?? [], returnEvent, symbolHint) === undefined) {
