@@ -288,8 +288,20 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     read: (text) => {
       const f = new Facts(linesOf(text));
       const r = parseDmesg(text);
+      // samples/kprobes/kretprobe_example.c and the modules built on it: "Planted return probe at S"
+      // starts a registration (register_kretprobe() sets nmissed to 0), "Missed probing N instances
+      // of S" is printed when that registration ends. A count printed before a later "Planted" is
+      // an ended registration's, not the current one's.
+      const plantedAt = (sym: string | undefined, after: number) => r.reports.find((x) => x.line > after && x.planted?.symbol === sym);
+      const lastPlantBefore = (sym: string | undefined, before: number) => [...r.reports].reverse().find((x) => x.line < before && x.planted?.symbol === sym);
       for (const rep of r.reports) {
         const subject: Subject = { kind: 'return', ...(rep.symbol ? { symbol: rep.symbol } : {}) };
+        if (rep.nmissed !== undefined && !rep.planted && plantedAt(rep.symbol, rep.line)) continue;
+        const plant = rep.nmissed !== undefined && rep.symbol !== undefined ? lastPlantBefore(rep.symbol, rep.line) : undefined;
+        if (plant) {
+          f.add('counters.start.nmissed', 0, plant.line, 'Planted', subject);
+          for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', plant.line, 'Planted', subject);
+        }
         if (rep.planted) {
           f.add('probe.interface', 'module', rep.line, 'Planted', subject);
           f.add('probe.target', rep.planted.symbol, rep.line, rep.planted.symbol, subject);

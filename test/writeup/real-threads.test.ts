@@ -65,3 +65,18 @@ describe('reader classes on real threads (issue 21)', () => {
     expect([at(c, 'probe.registration.result'), at(c, 'probe.interface')]).toEqual(['E2BIG', 'module']);
   });
 });
+
+// class 2: the log lines of samples/kprobes/kretprobe_example.c (torvalds/linux), as the many
+// modules built on it print them: one registration, from "Planted" (nmissed starts at 0) to
+// "Missed probing N instances", and a count printed before a later "Planted" is not the current one's.
+describe('kretprobe_example.c log lines (https://github.com/torvalds/linux/blob/master/samples/kprobes/kretprobe_example.c)', () => {
+  const read = (log: string) => extractWriteup(`# log\n\n\`\`\`\n${log}\n\`\`\`\n`, 'thread.md', lex).case as unknown as Obj;
+  it('one registration from Planted to Missed: start 0, one epoch, the end count', () => {
+    const c = read(['[ 5160.176391] Planted return probe at kernel_clone: 00000000353985b6', '[ 5201.468742] kernel_clone returned 3219 and took 1057551 ns to execute', '[ 5208.473090] kretprobe at 00000000353985b6 unregistered', '[ 5208.473100] Missed probing 3 instances of kernel_clone'].join('\n'));
+    expect(['counters.start.nmissed', 'counters.end.nmissed', 'counters.start.epoch', 'counters.end.epoch'].map((p) => at(c, p))).toEqual([0, 3, 'reg-1', 'reg-1']);
+  });
+  it('a count of the registration that ended before the probe was planted again is not the current one', () => {
+    const c = read(['[ 9386.574964] kretprobe at 0xffff000007cf01a8 unregistered', '[ 9386.580252] Missed probing 2 instances of ip6t_do_table', '[ 9405.547331] Planted return probe at ip6t_do_table: 0xffff000007cf01a8'].join('\n'));
+    expect([at(c, 'counters.end.nmissed'), at(c, 'probe.registration.result'), at(c, 'probe.target')]).toEqual([undefined, 'ok', 'ip6t_do_table']);
+  });
+});
