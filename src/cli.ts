@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
 import { commands, type CommandEntry } from './commands/index.js';
+import type { CommandContext } from './commands/context.js';
 
 export const EXIT_HELP = `Exit codes:
   0  nothing flagged
@@ -12,11 +13,7 @@ export const EXIT_HELP = `Exit codes:
      in a batch each bad file is one such line, the others are still audited
   3  inconclusive: insufficient-evidence somewhere and nothing worse`;
 
-/** A command sets the exit code through this; the last word wins. */
-export interface CommandContext {
-  io: Io;
-  exit: (code: number) => void;
-}
+export type { CommandContext } from './commands/context.js';
 
 /** Parse argv, run one command, return the exit code. Never exits the process itself. */
 export async function main(argv: string[], io: Io): Promise<number> {

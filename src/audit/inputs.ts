@@ -7,6 +7,7 @@ import type { Extraction } from '../writeup/extract.js';
 import type { Sidecar } from '../writeup/judge.js';
 import { isWriteupName, MAX_WRITEUP_BYTES } from '../writeup/text.js';
 import { readInputFileSync } from '../fsutil.js';
+import { walkFiles } from '../walk.js';
 import { MAX_YAML_BYTES } from '../yamlfile.js';
 
 /** What `audit` reads: case files, and investigation write-ups. */
@@ -186,19 +187,7 @@ async function hasAny(dir: string): Promise<boolean> {
 }
 
 async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef> {
-  const entries = await fs.readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const full = path.join(dir, e.name);
-    if (isExcluded(full)) continue;
-    if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-      yield* walk(full, isExcluded);
-    } else if (e.isFile()) {
-      const kind = kindOf(e.name);
-      if (kind && hasLoader(kind)) yield { file: full, kind };
-    }
-  }
+  for await (const file of walkFiles(dir, { accept: (name) => { const k = kindOf(name); return k !== undefined && hasLoader(k); }, skip: isExcluded })) yield { file, kind: kindOf(file)! };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { walkFiles } from '../walk.js';
 import { InputError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { MAX_YAML_BYTES, parseYaml } from '../yamlfile.js';
@@ -60,14 +60,8 @@ export async function expandCasePaths(paths: string[]): Promise<string[]> {
 }
 
 async function walkYaml(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: string[] = [];
-  for (const e of entries) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walkYaml(full)));
-    else if (e.isFile() && /\.ya?ml$/.test(e.name) && !e.name.endsWith('.bak')) out.push(full);
-  }
+  for await (const file of walkFiles(dir, { accept: (name) => /\.ya?ml$/.test(name) })) out.push(file);
   return out;
 }
 

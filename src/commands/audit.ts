@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { VERDICTS, type VerdictId } from '../case/ids.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
 import { InputError } from '../errors.js';

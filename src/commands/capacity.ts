@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
 import { loadCase } from '../case/load.js';
 import { parseCpuCount } from '../kernel/cpus.js';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { caseSchema } from '../case/schema.js';
 import { MAX_YAML_BYTES } from '../yamlfile.js';
 import { formatInputError, InputError, shown } from '../errors.js';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
 
 /**

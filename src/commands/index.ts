@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 
 /**
  * Every subcommand, in the order `--help` lists them: its name, the one line the top-level help

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import path from 'node:path';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { InputError, shown } from '../errors.js';
 import { cachedKernels, customKernel } from '../lab/kernels.js';
 import { labMismatches, runLab } from '../lab/run.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';

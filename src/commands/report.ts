@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { applyCaseUpdates, loadCase } from '../case/load.js';
 import { parseCase, type LoadedCase } from '../case/parse.js';
 import { kindOf, type AuditInput } from '../audit/inputs.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
 import { DERIVED_FACTS, FACT_CATALOGUE } from '../facts/facts.js';
 import { defaultRulesDir, loadRules } from '../rules/load.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { readSmallFile } from '../case/load.js';
 import { InputError } from '../errors.js';
 import { loadRules } from '../index.js';

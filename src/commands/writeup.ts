@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from './context.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { loadLexicon, loadWriteup } from '../writeup/index.js';
 

@@ -2,11 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { LineProblem } from '../errors.js';
 import { InputError } from '../errors.js';
+import { readArtifact, kindOfFile, type ArtifactReading, type CitedFact } from './artifacts.js';
 import { parseBlacklist, blacklistEntryFor } from './blacklist.js';
-import { parseCpuPossible } from './cpus.js';
-import { parseErrorLog, errnoForReason, type ErrorLogEntry } from './errorLog.js';
-import { parseKallsyms } from './kallsyms.js';
-import { parseProcVersion, parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
+import { parseErrorLog, type ErrorLogEntry } from './errorLog.js';
 import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile, type KprobeProfileRow } from './kprobeProfile.js';
 import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.js';
@@ -157,28 +155,65 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   const entryEvent =
     opts.entryEvent ?? manifestEvents.find((ev) => ev !== returnEvent && defFor(ev)?.kind === 'p' && (symbolHint === undefined || defFor(ev)?.symbol === symbolHint));
 
-  // Kernel identity: from the newest snapshot whose one-line file gives a value.
-  const fromNewest = (name: 'uname_r' | 'uname_m' | 'cpu_possible' | 'proc_version', fact: string, read: (text: string) => { value: unknown; line?: number; problems: LineProblem[] }) => {
-    for (const phase of [...phases].reverse()) {
-      const text = (input[phase] as SnapshotFiles)[name];
-      if (text === undefined) continue;
-      const r = read(text);
-      report(`${phase}/${name}`, r.problems);
-      if (r.value !== undefined) {
-        b.set(fact, r.value, `${phase}/${name}:${r.line}`);
-        return;
+  // Kernel identity: from the newest snapshot whose one-line file gives a value, read through the artifact table.
+  const readings = new Map<string, ArtifactReading>();
+  const reading = (phase: Phase, name: string, extra: { release?: string; target?: string } = {}): ArtifactReading | undefined => {
+    const text = (input[phase] as SnapshotFiles)[name];
+    const kind = kindOfFile(name);
+    if (text === undefined || kind === undefined) return undefined;
+    const key = `${phase}/${name}`;
+    let r = readings.get(key);
+    if (!r) {
+      r = readArtifact(kind, text, extra);
+      readings.set(key, r);
+      // The snapshot loop above already reported the problems of the files it parsed for their structure.
+      if (!STRUCTURED.has(name)) report(key, r.problems);
+    }
+    return r;
+  };
+  const cite = (phase: Phase, name: string, f: CitedFact): string => `${phase}/${name}:${f.line}`;
+  const fromNewest = (names: string[], fact: string): void => {
+    for (const name of names) {
+      for (const phase of [...phases].reverse()) {
+        const f = reading(phase, name)?.facts.find((x) => x.path === fact);
+        if (f) {
+          b.set(fact, f.value, cite(phase, name, f));
+          return;
+        }
       }
     }
   };
-  fromNewest('uname_r', 'kernel.release', (t) => { const r = parseUnameRelease(t); return { ...r, value: r.release }; });
-  fromNewest('uname_m', 'kernel.arch', (t) => { const r = parseUnameMachine(t); return { ...r, value: r.arch }; });
-  fromNewest('cpu_possible', 'kernel.possible_cpus', (t) => { const r = parseCpuPossible(t); return { ...r, value: r.count }; });
-  fromNewest('proc_version', 'kernel.version', (t) => { const r = parseProcVersion(t); return { ...r, value: r.upstream }; });
+  fromNewest(['uname_r', 'proc_version'], 'kernel.release');
+  fromNewest(['uname_m'], 'kernel.arch');
+  fromNewest(['cpu_possible'], 'kernel.possible_cpus');
+  fromNewest(['proc_version'], 'kernel.version');
+  const release = getPath(b.data, 'kernel.release') as string | undefined;
 
   // The probe: a tracefs event is what the collector reads.
   const where = (phase: Phase, file: string, line: number): string => `${phase}/${file}:${line}`;
   const defAt = (phase: Phase | undefined, ev: string | undefined): KprobeEventDef | undefined =>
     phase === undefined || ev === undefined ? undefined : facts[phase]?.defs?.find((d) => d.event !== undefined && `${d.group}/${d.event}` === ev);
+  // The event asked for must be somewhere: a name that no snapshot's definitions, profile or
+  // error_log knows is a mistyped --event, not a probe with no counters (one line, exit 2).
+  const knows = (ev: string): boolean => phases.some((p) => defAt(p, ev) !== undefined || facts[p]?.profile?.some((r) => r.event === bareEventName(ev)) || findError(facts[p]?.errors ?? [], ev, undefined) !== undefined);
+  if (opts.event !== undefined && !knows(opts.event)) {
+    const seen = [...new Set(phases.flatMap((p) => [...(facts[p]?.defs ?? []).flatMap((d) => (d.event === undefined ? [] : [`${d.group}/${d.event}`])), ...(facts[p]?.profile ?? []).map((r) => r.event)]))];
+    const where = phases.find((p) => facts[p]?.defs !== undefined || facts[p]?.profile !== undefined) ?? last;
+    throw new InputError({ file: `${where ?? 'end'}/${facts[where ?? 'end']?.defs !== undefined ? 'kprobe_events' : 'kprobe_profile'}` }, `the --event ${opts.event} in a snapshot's kprobe_events, kprobe_profile or error_log`, seen.length ? `only ${seen.slice(0, 8).join(', ')}` : 'no events at all');
+  }
+  // Each snapshot that lacks the event says so: its counters, or its arming, stay unknown for a reason.
+  for (const phase of phases) {
+    if (returnEvent === undefined) break;
+    const f = facts[phase]!;
+    const def = defAt(phase, returnEvent);
+    if (def && f.profile !== undefined && f.profile.length > 0 && !f.profile.some((r) => r.event === bareEventName(returnEvent))) {
+      problems.push({ file: `${phase}/kprobe_profile`, line: 0, expected: `a row for ${returnEvent}`, got: `none: counters.${phase} left unknown` });
+    }
+    if (!def && f.defs !== undefined && findError(f.errors ?? [], returnEvent, symbolHint) === undefined) {
+      problems.push({ file: `${phase}/kprobe_events`, line: 0, expected: `the definition of ${returnEvent}`, got: 'absent and no error_log entry for it: the probe was not armed in this snapshot' });
+    }
+  }
+
   const lastDef = defAt(last, returnEvent);
   const anyDef = lastDef ?? (returnEvent ? defFor(returnEvent) : undefined);
   const anyDefPhase = lastDef ? last : phases.find((p) => defAt(p, returnEvent) !== undefined);
@@ -196,31 +231,29 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     b.set('probe.registration.result', 'ok', where(last, 'kprobe_events', lastDef.line));
   } else if (eventsReadable && last && returnEvent) {
     const err = findError(lastFacts?.errors ?? [], returnEvent, target);
-    if (err) {
-      const from = where(last, 'error_log', err.line);
-      const errno = errnoForReason(err.reason);
-      b.set('probe.registration.result', errno, from);
-      b.set('probe.registration.reason', err.word ? `${err.reason} (at "${err.word}")` : err.reason, from);
-      if (errno === undefined) problems.push({ file: `${last}/error_log`, line: err.line, expected: 'an error_log reason with a known errno', got: JSON.stringify(err.reason) });
+    const facts = err ? reading(last, 'error_log', release === undefined ? {} : { release })?.facts.filter((f) => f.line === err.line) : undefined;
+    const result = facts?.find((f) => f.path === 'probe.registration.result');
+    const reason = facts?.find((f) => f.path === 'probe.registration.reason');
+    if (err && result) {
+      b.set('probe.registration.result', result.value, cite(last, 'error_log', result));
+      if (reason) b.set('probe.registration.reason', reason.value, cite(last, 'error_log', reason));
+      if (result.value === 'error') problems.push({ file: `${last}/error_log`, line: err.line, expected: 'an error_log reason whose errno this release decides', got: JSON.stringify(err.reason) });
     }
   }
 
   // Module: MOD:SYM in the definition, or the [mod] column of kallsyms; no module there means vmlinux.
-  const kallsymsFamily = (() => {
+  const kallsyms = (() => {
     for (const phase of [...phases].reverse()) {
-      const files = input[phase] as SnapshotFiles;
-      if (files.kallsyms !== undefined && target !== undefined) {
-        const r = parseKallsyms(files.kallsyms, target);
-        report(`${phase}/kallsyms`, r.problems);
-        return { phase, ...r };
-      }
+      if (target === undefined) return undefined;
+      const r = reading(phase, 'kallsyms', { target });
+      if (r) return { phase, r };
     }
     return undefined;
   })();
   if (anyDef?.module !== undefined && anyDefPhase) b.set('probe.target_module', anyDef.module, where(anyDefPhase, 'kprobe_events', anyDef.line));
   else {
-    const own = kallsymsFamily?.symbols.find((s) => s.role === 'function');
-    if (own && kallsymsFamily) b.set('probe.target_module', own.module ?? null, where(kallsymsFamily.phase, 'kallsyms', own.line));
+    const own = kallsyms?.r.facts.find((f) => f.path === 'probe.target_module');
+    if (own && kallsyms) b.set('probe.target_module', own.value, cite(kallsyms.phase, 'kallsyms', own));
   }
 
   // Epochs: one registration unless the definition changed, the event vanished or appeared, a
@@ -301,22 +334,19 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
       else if (total && Number(total.value) > 0) b.set('coverage.blacklisted', false, where(phase, 'manifest', total.line));
       break;
     }
-    if (kallsymsFamily && kallsymsFamily.symbols.length + kallsymsFamily.padding.length > 0) {
-      const clones = [...new Set(kallsymsFamily.symbols.filter((s) => s.role !== 'function').map((s) => s.name))];
-      const firstClone = kallsymsFamily.symbols.find((s) => s.role !== 'function');
-      const own = kallsymsFamily.symbols.find((s) => s.role === 'function');
-      b.set('coverage.clones', clones, where(kallsymsFamily.phase, 'kallsyms', (firstClone ?? own ?? kallsymsFamily.padding[0])?.line ?? 1));
-    }
+    const clones = kallsyms?.r.facts.find((f) => f.path === 'coverage.clones');
+    if (clones && kallsyms) b.set('coverage.clones', clones.value, cite(kallsyms.phase, 'kallsyms', clones));
   }
 
   // Counters: kprobe_profile's miss column of a return event is kp.nmissed + rp.nmissed.
   const counterSnapshot = (phase: Phase): void => {
     const row = profileRow(facts[phase], returnEvent, `${phase}/kprobe_profile`);
     if (!row) return;
+    const at = reading(phase, 'kprobe_profile')?.facts.filter((f) => f.line === row.line) ?? [];
     const from = where(phase, 'kprobe_profile', row.line);
     b.set(`counters.${phase}.epoch`, epochOf(phase), epochFrom(phase));
-    b.set(`counters.${phase}.nmissed`, row.misses, from);
-    b.set(`counters.${phase}.hits`, row.hits, from);
+    b.set(`counters.${phase}.nmissed`, at.find((f) => f.path === 'counters.nmissed')?.value, from);
+    b.set(`counters.${phase}.hits`, at.find((f) => f.path === 'counters.hits')?.value, from);
     if (returnEvent !== undefined) b.set('counters.event', returnEvent, from);
   };
   for (const phase of phases) counterSnapshot(phase);
@@ -378,6 +408,9 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   if (Object.keys(b.provenance).length > 0) out.provenance = b.provenance;
   return { case: out, problems: problems.list() };
 }
+
+/** Files the bundle also parses for their structure (definitions, rows, entries: epochs and arming). */
+const STRUCTURED = new Set(['kprobe_events', 'kprobe_profile', 'kprobes_list', 'error_log']);
 
 /** Warnings kept per bundle file; the rest are counted in one last line for that file. */
 export const MAX_PROBLEMS_PER_FILE = 10;

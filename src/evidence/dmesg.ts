@@ -63,7 +63,7 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
     r.symbol = planted[1] ?? '';
     any = true;
   }
-  const failed = /\bregister_kretprobe failed, returned (-?[0-9]+)/.exec(msg);
+  const failed = /\bregister_k(?:ret)?probes? failed,? returned (-?[0-9]+)/.exec(msg);
   if (failed) {
     r.registerFailed = { errno: Math.abs(Number(failed[1])) };
     any = true;

@@ -63,18 +63,39 @@ export function parseErrorLog(text: string): ErrorLogResult {
   return { entries, problems };
 }
 
+/** `MAJOR.MINOR` of a release string (`6.12.95+deb12-amd64` is [6, 12]). */
+function majorMinor(release: string | undefined): [number, number] | undefined {
+  const m = release === undefined ? null : /^v?(\d+)\.(\d+)/.exec(release);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
 /**
- * The errno a tracefs write failed with, from the error_log reason. Observed and source facts
- * (kernel-notes, kernel-facts §1): a missing symbol and a blacklisted one both fail with EINVAL;
- * an ambiguous name with EADDRNOTAVAIL. Undefined for a reason we cannot map.
+ * The errno a tracefs write failed with, from the error_log reason, as `__trace_kprobe_create()`
+ * in kernel/trace/trace_kprobe.c returns it. The message is logged where the write was refused,
+ * and the same message comes from two places for some reasons:
+ * - "Invalid probed address or symbol" (BAD_PROBE_ADDR): a malformed `+offset` is refused while
+ *   parsing (EINVAL). A missing symbol is refused while parsing too from the release that checks
+ *   the symbol first (`validate_probe_symbol`, 926fe783c8a6, v6.7; stable trees took it at
+ *   different point releases): EINVAL; before that, `register_kretprobe()` refused it: ENOENT.
+ * - "The symbol is not unique" (NON_UNIQ_SYMBOL): EADDRNOTAVAIL when b022f0c7e404 added the check,
+ *   EINVAL through tracefs from 926fe783c8a6 on (perf_event_open keeps EADDRNOTAVAIL).
+ * - "Failed to register probe event" (FAIL_REG_PROBE): whatever register returned other than
+ *   ENOENT, EILSEQ, ENOMEM and EEXIST (a blacklisted symbol: EINVAL, observed): not one errno.
+ * Undefined when the reason, or the release it needs, does not decide the errno.
  */
-export function errnoForReason(reason: string): string | undefined {
+export function errnoForReason(reason: string, opts: { release?: string | undefined; word?: string | undefined } = {}): string | undefined {
   const r = reason.trim().toLowerCase();
-  if (r.startsWith('the symbol is not unique')) return 'EADDRNOTAVAIL';
+  const v = majorMinor(opts.release);
+  const from67 = v === undefined ? undefined : v[0] > 6 || (v[0] === 6 && v[1] >= 7);
+  // Releases before 5.15 had neither change in any stable tree we know of.
+  const before515 = v === undefined ? undefined : v[0] < 5 || (v[0] === 5 && v[1] < 15);
+  if (r.startsWith('the symbol is not unique')) return from67 ? 'EINVAL' : undefined;
   if (r.startsWith('probe point is not an instruction boundary')) return 'EILSEQ';
+  if (r.startsWith('invalid probed address or symbol')) {
+    if (opts.word !== undefined && /\+/.test(opts.word)) return 'EINVAL';
+    return from67 ? 'EINVAL' : before515 ? 'ENOENT' : undefined;
+  }
   const einval = [
-    'invalid probed address or symbol',
-    'failed to register probe event',
     'invalid maxactive number',
     'maxactive is too big',
     'maxactive is not for kprobe',

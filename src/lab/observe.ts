@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parseErrorLog, parseKprobeEvents, parseKprobeProfile } from '../evidence/index.js';
+import { factOf, readArtifact, type ArtifactReading, type CitedFact } from '../evidence/artifacts.js';
 import { parseTraceText } from '../evidence/trace.js';
 
 /** One operation of the lab's ledger (ops.jsonl, /work/shared ledger-format). */
@@ -40,6 +40,8 @@ export interface LabObservation {
   captureStopNs: number | undefined;
   /** Guest time from fresh registration to the end snapshot. */
   elapsedNs: number | undefined;
+  /** The facts of each kernel artifact read, as the artifact table gives them (the same for a bundle and a write-up). */
+  artifactFacts?: Partial<Record<'uname_r' | 'cpu_possible' | 'kprobe_events' | 'error_log' | 'kprobe_profile', CitedFact[]>>;
   problems: string[];
 }
 
@@ -88,15 +90,23 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
   const snap = async (name: string): Promise<string | undefined> =>
     (await readText(path.join(dir, 'end', name))) ?? (await readText(path.join(dir, 'start', name)));
 
-  const release = (await snap('uname_r'))?.trim();
+  // Every kernel artifact of the bundle is read through the one artifact table (src/evidence/artifacts.ts).
+  const read = async (kind: Parameters<typeof readArtifact>[0], text: Promise<string | undefined>): Promise<ArtifactReading | undefined> => {
+    const t = await text;
+    return t === undefined ? undefined : readArtifact(kind, t);
+  };
+  const unameR = await read('uname', snap('uname_r'));
+  const release = factOf(unameR, 'kernel.release')?.value as string | undefined;
   const possibleCpus = (await snap('cpu_possible'))?.trim();
+  const artifactFacts: LabObservation['artifactFacts'] = {};
+  if (unameR) artifactFacts.uname_r = unameR.facts;
+  const cpus = await read('cpu_possible', snap('cpu_possible'));
+  if (cpus) artifactFacts.cpu_possible = cpus.facts;
 
-  let maxactive: number | undefined;
-  const registeredText = await readText(path.join(dir, 'registered.kprobe_events'));
-  if (registeredText !== undefined) {
-    const ret = parseKprobeEvents(registeredText).events.find((e) => e.kind === 'r' && e.event === 'gate');
-    maxactive = ret?.maxactive;
-  }
+  const gate = (s: { event?: string; kind?: string } | undefined) => s?.event === 'kfix/gate' && s.kind === 'return';
+  const registeredEvents = await read('kprobe_events', readText(path.join(dir, 'registered.kprobe_events')));
+  if (registeredEvents) artifactFacts.kprobe_events = registeredEvents.facts;
+  let maxactive = factOf(registeredEvents, 'probe.maxactive.effective', gate)?.value as number | undefined;
   // An fprobe exit event reads back from dynamic_events as `fN:kfix/gate pipe_read%return ...`
   // (`f:` with the default pool, or from 6.14 where there is none).
   const dynamicText = await readText(path.join(dir, 'registered.dynamic_events'));
@@ -108,20 +118,24 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
   const registered = (meta.register_rc ?? []).length > 0 && (meta.register_rc ?? []).every((rc) => rc === 0);
 
   let errorReason: string | undefined;
-  const errorText = (await readText(path.join(dir, 'error_log'))) ?? (await readText(path.join(dir, 'end', 'error_log')));
-  if (errorText) errorReason = parseErrorLog(errorText).entries.at(-1)?.reason;
+  const errors = (await read('error_log', readText(path.join(dir, 'error_log')))) ?? (await read('error_log', readText(path.join(dir, 'end', 'error_log'))));
+  if (errors) {
+    artifactFacts.error_log = errors.facts;
+    // The reason as the kernel printed it, without the caret's word the reader appends.
+    const last = errors.facts.filter((f) => f.path === 'probe.registration.reason').at(-1)?.value;
+    if (typeof last === 'string') errorReason = last.replace(/ \(at "[^"]*"\)$/, '');
+  }
 
   let returnHits: number | undefined;
   let returnMisses: number | undefined;
   let entryHits: number | undefined;
-  const profileText = await readText(path.join(dir, 'end', 'kprobe_profile'));
-  if (profileText !== undefined && registered) {
-    const rows = parseKprobeProfile(profileText).rows;
-    const ret = rows.find((r) => r.event === 'gate');
-    const ent = rows.find((r) => r.event === 'gate_entry');
-    returnHits = ret?.hits;
-    returnMisses = ret?.misses;
-    entryHits = ent?.hits;
+  const profile = await read('kprobe_profile', readText(path.join(dir, 'end', 'kprobe_profile')));
+  if (profile) artifactFacts.kprobe_profile = profile.facts;
+  if (profile !== undefined && registered) {
+    const of = (event: string, p: string) => factOf(profile, p, (s) => s?.event === event)?.value as number | undefined;
+    returnHits = of('gate', 'counters.hits');
+    returnMisses = of('gate', 'counters.nmissed');
+    entryHits = of('gate_entry', 'counters.hits');
   }
 
   let entries: number | undefined;
@@ -158,6 +172,7 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
     ops,
     captureStopNs: meta.capture_stop_ns ?? undefined,
     elapsedNs: meta.elapsed_ns,
+    artifactFacts,
     problems,
   };
 }

@@ -1,11 +1,24 @@
-import type { AuditInput } from '../audit/inputs.js';
-import { parseWaiverComments } from '../case/waivers.js';
+import { parseWaiverComments, type Waiver } from '../case/waivers.js';
 import type { LoadedCase } from '../case/parse.js';
 import type { Rules } from '../index.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
+import type { Extraction } from './extract.js';
+import type { Sidecar } from './judge.js';
 import type { Lexicon } from './lexicon.js';
 import path from 'node:path';
 import { defaultRulesDir } from '../rules/dir.js';
+
+/**
+ * A write-up as `audit` reads it: the shape of src/audit/inputs.ts's AuditInput for a write-up,
+ * stated here so this module never imports the dispatcher that imports it.
+ */
+export interface WriteupAuditInput {
+  file: string;
+  kind: 'writeup';
+  loaded: LoadedCase;
+  waivers: Waiver[];
+  writeup: { extraction: Extraction; sidecar?: Sidecar };
+}
 
 // `audit` imports this module for every run; the write-up machinery behind it (Markdown parser,
 // lexicon, zod schemas of the sidecar) is imported only when a write-up is met, so auditing case
@@ -30,7 +43,7 @@ export function lexiconOf(dir: string | undefined): Promise<Lexicon> {
  * comments. The case has no YAML of its own: positions come from the extraction (provenance and
  * `claims[].at`).
  */
-export async function writeupInput(text: string, file: string, rulesDir: string | undefined): Promise<AuditInput> {
+export async function writeupInput(text: string, file: string, rulesDir: string | undefined): Promise<WriteupAuditInput> {
   const [lex, { writeupOf }] = await Promise.all([lexiconOf(rulesDir), import('./load.js')]);
   const { extraction, sidecar } = await writeupOf(text, file, lex);
   const loaded: LoadedCase = {
@@ -45,7 +58,7 @@ export async function writeupInput(text: string, file: string, rulesDir: string 
 }
 
 /** The verdict of one audit input: a write-up is judged with its disagreements and sidecar, a case by the engine. */
-export async function judgeInput(input: AuditInput, rules: Rules, evaluate: (c: LoadedCase, r: Rules) => Promise<CaseVerdict>): Promise<CaseVerdict> {
+export async function judgeInput(input: { file?: string; kind?: string; loaded: LoadedCase; waivers?: Waiver[]; writeup?: { extraction: Extraction; sidecar?: Sidecar } | undefined }, rules: Rules, evaluate: (c: LoadedCase, r: Rules) => Promise<CaseVerdict>): Promise<CaseVerdict> {
   if (!input.writeup) return evaluate(input.loaded, rules);
   const { judgeWriteup } = await import('./judge.js');
   return judgeWriteup(input.writeup.extraction, rules, await lexiconOf(rules.set.dir), input.writeup.sidecar);

@@ -1,5 +1,6 @@
 import { BASE_FACTS } from '../facts/facts.js';
 import { countCpuList } from '../kernel/cpus.js';
+import { ERRNO_NAMES } from '../evidence/dmesg.js';
 
 /** Where a fact came from, strongest first: the author's explicit block, a pasted artifact, a sentence. */
 export type FactOrigin = 'explicit' | 'artifact' | 'sentence' | 'implied';
@@ -51,6 +52,11 @@ export function convert(raw: string, conv: string | undefined, path: string): Fa
     }
     case 'version':
       return t.replace(/^v/i, '');
+    case 'errno': {
+      // A negative errno as a module prints register_kretprobe()'s return ("returned -7").
+      const n = /^-(\d+)$/.exec(t);
+      return n ? ERRNO_NAMES[Number(n[1])] : undefined;
+    }
     default: {
       const type = TYPES.get(path);
       if (type === 'number') return /^\d+$/.test(t) ? Number(t) : undefined;

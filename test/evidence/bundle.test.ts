@@ -190,6 +190,22 @@ describe('kretprobe-triage case from-bundle', () => {
     expect(x.err).toMatch(/nope: expected a bundle directory/);
   });
 
+  // issue 23: a named event that no snapshot knows is one line and exit 2, never a case with no counters.
+  it('an --event no snapshot defines, profiles or logs an error for is exit 2 naming the events there', async () => {
+    const x = io();
+    expect(await main(['case', 'from-bundle', path.join(FIXTURES, 'constrained-r2'), '--event', 'kfix/gatee'], x)).toBe(2);
+    expect(x.out).toBe('');
+    expect(x.err).toMatch(/^kretprobe-triage: .*start\/kprobe_events: expected the --event kfix\/gatee .*; got only kfix\/gate, kfix\/gate_entry/m);
+    expect(x.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a snapshot whose profile lacks the defined event warns that its counters stay unknown', () => {
+    const defs = 'r2:kfix/gate pipe_read\n';
+    const { case: c, problems } = caseFromSnapshots({ end: { manifest: 'events=kfix/gate\n', missing: '', kprobe_events: defs, kprobe_profile: '  other_event    5    0\n' } });
+    expect(at(c, 'counters.end')).toBeUndefined();
+    expect(problems.map((p) => [p.file, p.expected])).toContainEqual(['end/kprobe_profile', 'a row for kfix/gate']);
+  });
+
   it('readSnapshot picks up the enable files of every event', async () => {
     const files = await readSnapshot(path.join(FIXTURES, 'constrained-r2', 'end'));
     expect(Object.keys(files).filter((k) => k.startsWith('events/')).sort()).toEqual(['events/kfix/gate/enable', 'events/kfix/gate_entry/enable']);

@@ -117,15 +117,22 @@ describe('error_log', () => {
     expect(r.entries).toHaveLength(1);
   });
 
+  // kernel/trace/trace_kprobe.c __trace_kprobe_create(): where the write is refused decides the errno.
   it.each([
-    ['missing symbol (observed)', 'Invalid probed address or symbol', 'EINVAL'],
-    ['blacklisted do_int3 (observed)', 'Failed to register probe event', 'EINVAL'],
-    ['r0', 'Invalid maxactive number', 'EINVAL'],
-    ['r9999', 'Maxactive is too big', 'EINVAL'],
-    ['ambiguous name', 'The symbol is not unique', 'EADDRNOTAVAIL'],
-    ['unknown reason', 'Something new', undefined],
-  ])('maps %s', (_n, reason, errno) => {
-    expect(errnoForReason(reason)).toBe(errno);
+    ['missing symbol on 6.12 (observed; validate_probe_symbol, parse_error)', 'Invalid probed address or symbol', {}, '6.12.95+deb12-amd64', 'EINVAL'],
+    ['missing symbol on 5.4 (register_kretprobe returned -ENOENT)', 'Invalid probed address or symbol', {}, '5.4.0-150-generic', 'ENOENT'],
+    ['missing symbol, release unknown: the errno is not decided', 'Invalid probed address or symbol', {}, undefined, undefined],
+    ['missing symbol on a 6.1 stable tree (either, by point release)', 'Invalid probed address or symbol', {}, '6.1.0-50-amd64', undefined],
+    ['a malformed +offset is refused while parsing', 'Invalid probed address or symbol', { word: 'vfs_read+0xzz' }, undefined, 'EINVAL'],
+    ['blacklisted do_int3: any register errno but ENOENT/EILSEQ/ENOMEM/EEXIST', 'Failed to register probe event', {}, '6.12.95+deb12-amd64', undefined],
+    ['r0', 'Invalid maxactive number', {}, undefined, 'EINVAL'],
+    ['r9999', 'Maxactive is too big', {}, undefined, 'EINVAL'],
+    ['ambiguous name from 6.7 (tracefs: parse_error)', 'The symbol is not unique', {}, '6.8.0-45-generic', 'EINVAL'],
+    ['ambiguous name before 6.7 (EADDRNOTAVAIL, or EINVAL once the fix is backported)', 'The symbol is not unique', {}, '6.1.0-13-amd64', undefined],
+    ['not an instruction boundary', 'Probe point is not an instruction boundary', {}, undefined, 'EILSEQ'],
+    ['unknown reason', 'Something new', {}, undefined, undefined],
+  ])('maps %s', (_n, reason, opts, release, errno) => {
+    expect(errnoForReason(reason, { ...opts, release })).toBe(errno);
   });
 });
 

@@ -1,0 +1,581 @@
+import type { LineProblem } from '../errors.js';
+import { parseBpftoolLinks, parseBpftoolLinksJson, parseBpftoolProgs } from './bpftool.js';
+import { bpftraceProbes, parseBpftraceOutput } from './bpftrace.js';
+import { parseCpuPossible } from './cpus.js';
+import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
+import { errnoForReason, parseErrorLog } from './errorLog.js';
+import { parseKallsyms } from './kallsyms.js';
+import { parseProcVersion, parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
+import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
+import { parseKprobeProfile } from './kprobeProfile.js';
+import { isArmed, parseKprobesList } from './kprobesList.js';
+import { parsePerfProbe } from './perfProbe.js';
+
+/**
+ * The one table of kernel-artifact readers. Each entry names an artifact (a spec, in
+ * insights-core's words), says how to recognise it (the collector's file name, the command that
+ * printed it, or its content) and reads it with the artifact's one pure parser into cited facts of
+ * one shape. Every context reads through this table: `case from-bundle` (a collector snapshot),
+ * a write-up's pasted block, the lab's bundles from the guest console. A fix to a reader, or a new
+ * one, reaches all three.
+ */
+
+export type ArtifactKind =
+  | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc';
+
+export type CitedValue = string | number | boolean | string[] | null;
+
+/** Which probe a fact is about: a fact about another probe never becomes the return probe's. */
+export interface Subject {
+  /** `GRP/EVENT` (tracefs), `GRP:EVENT` (perf), the bare event name (kprobe_profile shows no group). */
+  event?: string;
+  kind?: 'return' | 'entry';
+  symbol?: string;
+}
+
+/** One fact an artifact states, at a line of the artifact (1-based) and a column in it (0-based). */
+export interface CitedFact {
+  /** A case field (dotted), or one of the snapshot counters `counters.hits` / `counters.nmissed` that a context places at start or end. */
+  path: string;
+  value: CitedValue;
+  line: number;
+  col: number;
+  subject?: Subject;
+}
+
+export interface ArtifactReading {
+  kind: ArtifactKind;
+  facts: CitedFact[];
+  problems: LineProblem[];
+}
+
+/** What a context knows besides the text: the command that printed it, the fenced block's info string. */
+export interface ReadContext {
+  command?: string;
+  info?: string;
+  /** The release this artifact was taken on, when the context knows it (the errno of some error_log reasons depends on it). */
+  release?: string;
+  /** The symbol kallsyms is searched for. */
+  target?: string;
+  /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
+  bpftraceMaps?: ReadonlyArray<{ re: RegExp; fact: string }>;
+}
+
+export interface ArtifactReader {
+  kind: ArtifactKind;
+  /** Collector snapshot file names (collector/collect.sh) that hold this artifact. */
+  files?: readonly string[];
+  /** The command (without `sudo`) that prints it. */
+  command?: RegExp;
+  /** Recognise the artifact from its text alone (non-blank lines given too). */
+  sniff?: (text: string, nonblank: string[], ctx: ReadContext) => boolean;
+  read: (text: string, ctx: ReadContext) => ArtifactReading;
+}
+
+const linesOf = (text: string): string[] => {
+  const parts = text.split('\n');
+  if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  return parts.map((t) => (t.endsWith('\r') ? t.slice(0, -1) : t));
+};
+
+/** Column (0-based) of `needle` in a line, else of its first non-blank character. */
+export function colOf(line: string, needle?: string | number): number {
+  if (needle !== undefined) {
+    const i = line.indexOf(String(needle));
+    if (i >= 0) return i;
+  }
+  return line.length - line.trimStart().length;
+}
+
+/** Collects facts for one reading, each cited at a line of the artifact. */
+class Facts {
+  readonly facts: CitedFact[] = [];
+  constructor(private readonly lines: string[]) {}
+  add(path: string, value: CitedValue, line: number, needle?: string | number, subject?: Subject): void {
+    if (line < 1) return;
+    const f: CitedFact = { path, value, line, col: colOf(this.lines[line - 1] ?? '', needle) };
+    if (subject) f.subject = subject;
+    this.facts.push(f);
+  }
+}
+
+const defSubject = (d: KprobeEventDef): Subject => {
+  const s: Subject = { kind: d.kind === 'r' ? 'return' : 'entry' };
+  if (d.event !== undefined) s.event = `${d.group}/${d.event}`;
+  const sym = d.symbol ?? d.address;
+  if (sym !== undefined) s.symbol = sym;
+  return s;
+};
+
+/** Facts of one probe definition, as read back (`readBack`) or as written. */
+function definitionFacts(f: Facts, d: KprobeEventDef, line: number, readBack: boolean): void {
+  const subject = defSubject(d);
+  const lead = d.raw.split(/\s/)[0];
+  const sym = d.symbol ?? d.address;
+  f.add('probe.interface', 'tracefs', line, lead, subject);
+  if (sym) f.add('probe.target', sym, line, sym, subject);
+  if (d.module) f.add('probe.target_module', d.module, line, `${d.module}:`, subject);
+  if (d.kind === 'r' && d.maxactive !== undefined) f.add(readBack ? 'probe.maxactive.effective' : 'probe.maxactive.requested', d.maxactive, line, d.raw.split(/[\s:]/)[0], subject);
+  if (readBack) f.add('probe.registration.result', 'ok', line, lead, subject);
+}
+
+/** The probe a tracefs command defines: its kind from the definition itself (`p:`/`r:`/`%return`), never assumed. */
+function commandSubject(command: string | undefined): Subject | undefined {
+  if (command === undefined) return undefined;
+  const d = parseKprobeEventLine(command);
+  return typeof d === 'string' ? undefined : defSubject(d);
+}
+
+const oneLine = <T extends { line?: number; problems: LineProblem[] }>(kind: ArtifactKind, parse: (t: string) => T, facts: (r: T, f: Facts) => void) => (text: string): ArtifactReading => {
+  const f = new Facts(linesOf(text));
+  const r = parse(text);
+  facts(r, f);
+  return { kind, facts: f.facts, problems: r.problems };
+};
+
+/** Every `needs` line parser reads every line, or the block is not its artifact. */
+const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n: (r: T) => number) => (text: string, nonblank: string[]): boolean => {
+  // The first line is tried alone before the whole block (most blocks are none of these, and fail on their first line).
+  if (parse(nonblank[0] ?? '').problems.length > 0) return false;
+  const r = parse(text);
+  return r.problems.length === 0 && n(r) > 0;
+};
+
+/** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
+const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
+
+export const ARTIFACT_READERS: readonly ArtifactReader[] = [
+  {
+    kind: 'module-source',
+    sniff: (text, _n, ctx) => /^(?:c|h)$/i.test(ctx.info ?? '') && /\bstruct kretprobe\b/.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      lines.forEach((l, i) => {
+        const no = i + 1;
+        const sym = /\.kp\.symbol_name\s*=\s*"([^"]+)"/.exec(l);
+        if (sym) {
+          f.add('probe.interface', 'module', no, '.kp.symbol_name');
+          f.add('probe.target', sym[1] ?? '', no, sym[1]);
+        }
+        const max = /\.maxactive\s*=\s*(\d+)/.exec(l);
+        if (max) f.add('probe.maxactive.requested', Number(max[1]), no, `= ${max[1]}`);
+        if (/\.data_size\s*=\s*sizeof/.test(l)) f.add('probe.per_instance_data', true, no, '.data_size');
+        if (/\.entry_handler\s*=\s*\w/.test(l)) f.add('probe.entry_handler.present', true, no, '.entry_handler');
+      });
+      return { kind: 'module-source', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    kind: 'bpftrace',
+    command: /^bpftrace\b/,
+    sniff: (text, _n, ctx) => (/^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^Attaching \d+ probes?\.\.\./m.test(text)) && /^Attaching \d+ probes?/m.test(text),
+    read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace'),
+  },
+  {
+    kind: 'bpftrace-script',
+    sniff: (_t, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? ''),
+    read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace-script'),
+  },
+  {
+    kind: 'bcc',
+    command: /^(?:python3?\s+)?(?:\S*\/)?(?:funclatency|funccount|trace|argdist|stackcount)(?:-bpfcc|\.py)?(?:\s|$)/,
+    sniff: (text) => /^Traceback \(most recent call last\):/m.test(text) && /\bbcc\b|attach_k(?:ret)?probe|Failed to attach BPF/.test(text) || /^cannot attach k(?:ret)?probe, /m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      // The most specific line wins: "cannot attach kretprobe, <strerror>" (libbpf.c) names the errno, the Python exception only the probe.
+      let kind: string | undefined;
+      let reason: { line: number; text: string } | undefined;
+      let probeLine: number | undefined;
+      let symbol: string | undefined;
+      lines.forEach((l, i) => {
+        const m = BCC_ATTACH.exec(l.trim());
+        if (!m) return;
+        if (m[1] !== undefined) {
+          // Python's exception names the probe kind; libbpf's own line says "kprobe" for both (bcc#1921).
+          kind ??= m[1];
+          symbol ??= m[2]?.replace(/^b?'|'?,?$/g, '');
+          probeLine ??= i + 1;
+        } else if (m[3] !== undefined) {
+          reason = { line: i + 1, text: (m[4] ?? '').trim() };
+        } else if (m[5] !== undefined && reason === undefined && /attach/i.test(m[5])) reason = { line: i + 1, text: m[5].trim() };
+      });
+      if (probeLine === undefined && reason === undefined) return { kind: 'bcc', facts: [], problems: [] };
+      // A failure to attach the entry kprobe says nothing of a return probe's registration; without the exception the kind is unknown.
+      const subject: Subject = { ...(kind ? { kind: kind === 'kprobe' ? 'entry' as const : 'return' as const } : {}), ...(symbol ? { symbol } : {}) };
+      const at = reason?.line ?? probeLine!;
+      f.add('probe.interface', 'bpf-link', probeLine ?? at, 'attach', subject);
+      if (symbol) f.add('probe.target', symbol, probeLine ?? at, symbol, subject);
+      const errno = reason ? errnoForStrerror(reason.text) : undefined;
+      f.add('probe.registration.result', errno ?? 'error', at, reason?.text, subject);
+      if (reason) f.add('probe.registration.reason', reason.text, reason.line, reason.text, subject);
+      return { kind: 'bcc', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    kind: 'error_log',
+    files: ['error_log'],
+    command: /error_log/,
+    sniff: (text) => /^\[\s*\d+\.\d+\]\s+\S.*: error: /m.test(text) && /^\s+Command: /m.test(text),
+    read: (text, ctx) => {
+      const f = new Facts(linesOf(text));
+      const r = parseErrorLog(text);
+      for (const e of r.entries) {
+        const subject = commandSubject(e.command) ?? {};
+        const errno = errnoForReason(e.reason, { release: ctx.release, word: e.word });
+        // error_log holds only refused writes: the registration failed, with this errno when the reason and release decide it.
+        f.add('probe.registration.result', errno ?? 'error', e.line, e.reason, subject);
+        f.add('probe.registration.reason', e.word ? `${e.reason} (at "${e.word}")` : e.reason, e.line, e.reason, subject);
+        f.add('probe.interface', 'tracefs', e.line, e.subsystem, subject);
+      }
+      return { kind: 'error_log', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'perf-probe',
+    command: /^perf probe\b/,
+    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parsePerfProbe(text);
+      for (const ev of r.events) {
+        const subject: Subject = { event: `${ev.group}:${ev.event}`, kind: ev.retprobe ? 'return' : 'entry', symbol: ev.symbol };
+        f.add('probe.interface', 'perf-probe', ev.line, `${ev.group}:${ev.event}`, subject);
+        f.add('probe.target', ev.symbol, ev.line, `on ${ev.symbol}`, subject);
+        if (ev.module) f.add('probe.target_module', ev.module, ev.line, `in ${ev.module}`, subject);
+        if (r.added) f.add('probe.registration.result', 'ok', ev.line, `${ev.group}:${ev.event}`, subject);
+      }
+      const err = r.errors.find((e) => e.notFound);
+      if (err) {
+        f.add('probe.interface', 'perf-probe', err.line);
+        f.add('probe.registration.result', 'ENOENT', err.line);
+        f.add('probe.registration.reason', err.message, err.line);
+      }
+      return { kind: 'perf-probe', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    kind: 'bpftool-link-json',
+    command: /^bpftool\b.*\b(?:-j|--json|-p|--pretty)\b.*\blink\b/,
+    sniff: (text) => /^\s*\[\s*\{/.test(text) && /"type"\s*:/.test(text),
+    read: (text) => readBpftoolLinks(text, 'bpftool-link-json'),
+  },
+  {
+    kind: 'bpftool-link',
+    command: /^bpftool\b.*\blink\b/,
+    sniff: (text) => /^\d+: (?:perf_event|kprobe_multi|tracing)\s/m.test(text) && /^\s+(?:kretprobe|kprobe|attach_type)\b/m.test(text),
+    read: (text) => readBpftoolLinks(text, 'bpftool-link'),
+  },
+  {
+    kind: 'bpftool-prog',
+    command: /^bpftool\b.*\bprog\b/,
+    sniff: (text) => /^\d+: (?:kprobe|tracing|perf_event)\s+name \S+/m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const r = parseBpftoolProgs(text);
+      const p = r.progs.find((x) => x.recursionMisses !== undefined && x.statsLine !== undefined);
+      if (p && p.statsLine !== undefined) f.add('counters.end.recursion_misses', p.recursionMisses ?? 0, p.statsLine, /recursion_misses/.test(lines[p.statsLine - 1] ?? '') ? 'recursion_misses' : 'run_cnt');
+      return { kind: 'bpftool-prog', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    kind: 'dmesg',
+    command: /^(?:dmesg|journalctl)\b/,
+    sniff: (_t, nonblank) => nonblank.every((l) => /^\s*(?:[A-Z][a-z]{2} [ 0-9]\d [\d:]{8} \S+ kernel: |\[\s*\d+\.\d+\]\s)/.test(l)),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parseDmesg(text);
+      // samples/kprobes/kretprobe_example.c and the modules built on it: "Planted return probe at S"
+      // starts a registration (register_kretprobe() sets nmissed to 0), "Missed probing N instances
+      // of S" is printed when that registration ends. A count printed before a later "Planted" is
+      // an ended registration's, not the current one's.
+      const plantedAt = (sym: string | undefined, after: number) => r.reports.find((x) => x.line > after && x.planted?.symbol === sym);
+      const lastPlantBefore = (sym: string | undefined, before: number) => [...r.reports].reverse().find((x) => x.line < before && x.planted?.symbol === sym);
+      for (const rep of r.reports) {
+        const subject: Subject = { kind: 'return', ...(rep.symbol ? { symbol: rep.symbol } : {}) };
+        if (rep.nmissed !== undefined && !rep.planted && plantedAt(rep.symbol, rep.line)) continue;
+        const plant = rep.nmissed !== undefined && rep.symbol !== undefined ? lastPlantBefore(rep.symbol, rep.line) : undefined;
+        if (plant) {
+          f.add('counters.start.nmissed', 0, plant.line, 'Planted', subject);
+          for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', plant.line, 'Planted', subject);
+        }
+        if (rep.planted) {
+          f.add('probe.interface', 'module', rep.line, 'Planted', subject);
+          f.add('probe.target', rep.planted.symbol, rep.line, rep.planted.symbol, subject);
+          f.add('probe.registration.result', 'ok', rep.line, 'Planted', subject);
+        }
+        if (rep.registerFailed) {
+          f.add('probe.interface', 'module', rep.line, 'register_kretprobe', subject);
+          f.add('probe.registration.result', ERRNO_NAMES[rep.registerFailed.errno] ?? `errno ${rep.registerFailed.errno}`, rep.line, 'returned', subject);
+        }
+        if (rep.nmissed !== undefined) {
+          f.add('counters.end.nmissed', rep.nmissed, rep.line, rep.nmissed, subject);
+          f.add('counters.source', 'module-field', rep.line, rep.nmissed, subject);
+        }
+        if (rep.kprobeNmissed !== undefined) f.add('counters.end.kprobe_nmissed', rep.kprobeNmissed, rep.line, 'kp.nmissed', subject);
+        if (rep.symbol && !rep.planted) f.add('probe.target', rep.symbol, rep.line, rep.symbol, subject);
+      }
+      return { kind: 'dmesg', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'kprobes_list',
+    files: ['kprobes_list'],
+    command: /kprobes\/list/,
+    sniff: readsAll(parseKprobesList, (r) => r.entries.length),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parseKprobesList(text);
+      for (const e of r.entries) {
+        const subject: Subject = { kind: e.type === 'r' ? 'return' : 'entry', ...(e.symbol ? { symbol: e.symbol } : {}) };
+        if (e.symbol) f.add('probe.target', e.symbol, e.line, e.symbol, subject);
+        f.add('probe.armed', isArmed(e), e.line, e.flags.length ? `[${e.flags[0]}]` : e.symbol, subject);
+      }
+      return { kind: 'kprobes_list', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'kprobe_events-write',
+    command: /^echo\b.*kprobe_events/,
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      let last: KprobeEventDef | undefined;
+      lines.forEach((l, i) => {
+        // The shell's report of a refused write is the errno the kernel returned: "sh: write error: Invalid argument".
+        const refused = /\bwrite error: (.+)$/.exec(l);
+        if (refused && last) {
+          const errno = errnoForStrerror(refused[1] ?? '');
+          const subject = defSubject(last);
+          f.add('probe.registration.result', errno ?? 'error', i + 1, refused[1], subject);
+          return;
+        }
+        const q = /echo\s+(['"])(.*?)\1/.exec(l) ?? /echo\s+(\S+\s+\S+)/.exec(l);
+        const written = q ? (q[2] ?? q[1] ?? '') : '';
+        const def = parseKprobeEventLine(written);
+        if (typeof def !== 'string') {
+          definitionFacts(f, def, i + 1, false);
+          last = def;
+        }
+      });
+      return { kind: 'kprobe_events-write', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    kind: 'kprobe_events',
+    files: ['kprobe_events'],
+    command: /kprobe_events/,
+    sniff: readsAll(parseKprobeEvents, (r) => r.events.length),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parseKprobeEvents(text);
+      for (const d of r.events) definitionFacts(f, d, d.line, true);
+      return { kind: 'kprobe_events', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'kprobe_profile',
+    files: ['kprobe_profile'],
+    command: /kprobe_profile/,
+    sniff: readsAll(parseKprobeProfile, (r) => r.rows.length),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const r = parseKprobeProfile(text);
+      for (const row of r.rows) {
+        const l = lines[row.line - 1] ?? '';
+        const cols = l.trim().split(/\s+/);
+        const nameEnd = l.indexOf(cols[0] ?? '') + (cols[0] ?? '').length;
+        const subject: Subject = { event: row.event };
+        f.facts.push({ path: 'counters.hits', value: row.hits, line: row.line, col: Math.max(0, l.indexOf(cols[1] ?? '', nameEnd)), subject });
+        f.facts.push({ path: 'counters.nmissed', value: row.misses, line: row.line, col: Math.max(0, l.lastIndexOf(cols[2] ?? '')), subject });
+      }
+      return { kind: 'kprobe_profile', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'uname',
+    files: ['uname_r'],
+    command: /^uname\b/,
+    sniff: (_t, nonblank) => nonblank.length === 1 && (/^\s*\d+\.\d+(?:\.\d+)?[-+]\S+\s*$/.test(nonblank[0] ?? '') || /^Linux \S+ \d+\.\d+\S*\s+#/.test(nonblank[0] ?? '')),
+    read: (text, ctx) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      // `uname -a`: KERNEL-NAME NODENAME RELEASE #VERSION ...; the release keeps its vendor suffix.
+      const all = lines.findIndex((l) => /^\s*Linux\s+\S+\s+\d+\.\d+\S*\s+#/.test(l));
+      if (all >= 0 || /\s-a\b/.test(ctx.command ?? '')) {
+        const i = all >= 0 ? all : lines.findIndex((l) => l.trim() !== '');
+        const rel = (lines[i] ?? '').trim().split(/\s+/)[2];
+        if (rel && /^\d+\.\d+/.test(rel)) f.add('kernel.release', rel, i + 1, rel);
+        return { kind: 'uname', facts: f.facts, problems: [] };
+      }
+      const r = parseUnameRelease(text);
+      if (r.release && r.line) f.add('kernel.release', r.release, r.line, r.release);
+      return { kind: 'uname', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    kind: 'uname_m',
+    files: ['uname_m'],
+    read: oneLine('uname_m', parseUnameMachine, (r, f) => { if (r.arch && r.line) f.add('kernel.arch', r.arch, r.line, r.arch); }),
+  },
+  {
+    kind: 'proc_version',
+    files: ['proc_version'],
+    command: /\/proc\/version/,
+    sniff: (_t, nonblank) => nonblank.length === 1 && /^Linux version /.test((nonblank[0] ?? '').trim()),
+    read: oneLine('proc_version', parseProcVersion, (r, f) => {
+      if (r.release && r.line) f.add('kernel.release', r.release, r.line, r.release);
+      if (r.upstream && r.line) f.add('kernel.version', r.upstream, r.line, r.upstream);
+    }),
+  },
+  {
+    kind: 'cpu_possible',
+    files: ['cpu_possible'],
+    command: /cpu\/possible/,
+    read: oneLine('cpu_possible', parseCpuPossible, (r, f) => { if (r.count !== undefined && r.line) f.add('kernel.possible_cpus', r.count, r.line, r.list); }),
+  },
+  {
+    kind: 'kallsyms',
+    files: ['kallsyms'],
+    command: /kallsyms/,
+    read: (text, ctx) => {
+      const f = new Facts(linesOf(text));
+      if (ctx.target === undefined) return { kind: 'kallsyms', facts: [], problems: [] };
+      const r = parseKallsyms(text, ctx.target);
+      const own = r.symbols.find((s) => s.role === 'function');
+      const subject: Subject = { symbol: ctx.target };
+      if (own) f.add('probe.target_module', own.module ?? null, own.line, own.module ?? own.name, subject);
+      if (r.symbols.length + r.padding.length > 0) {
+        const clones = [...new Set(r.symbols.filter((s) => s.role !== 'function').map((s) => s.name))];
+        const firstClone = r.symbols.find((s) => s.role !== 'function');
+        const at = firstClone ?? own ?? r.padding[0];
+        f.add('coverage.clones', clones, at?.line ?? 1, at?.name, subject);
+      }
+      return { kind: 'kallsyms', facts: f.facts, problems: r.problems };
+    },
+  },
+];
+
+function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-json'): ArtifactReading {
+  const lines = linesOf(text);
+  const f = new Facts(lines);
+  const r = kind === 'bpftool-link' ? parseBpftoolLinks(text) : parseBpftoolLinksJson(text);
+  const link = r.links.find((k) => k.kprobe?.retprobe);
+  if (link?.kprobe) {
+    const func = link.kprobe.func;
+    // JSON gives one "line" for the whole array: cite the line naming the function.
+    const funcLine = kind === 'bpftool-link' ? link.line + 1 : Math.max(1, lines.findIndex((x) => x.includes(func ?? '\u0000')) + 1);
+    const subject: Subject = { kind: 'return', ...(func ? { symbol: func } : {}) };
+    if (func) f.add('probe.target', func, funcLine, func, subject);
+    f.add('probe.registration.result', 'ok', kind === 'bpftool-link' ? link.line : 1, undefined, subject);
+    // Plain output leaves "missed" out when it is 0 and on kernels before 6.7: only a printed value is a fact.
+    if (link.kprobe.missedPrinted && link.kprobe.missed !== undefined) {
+      const ml = kind === 'bpftool-link' ? funcLine : Math.max(1, lines.findIndex((x) => /"missed"/.test(x)) + 1) || funcLine;
+      f.add('counters.end.nmissed', link.kprobe.missed, ml, kind === 'bpftool-link' ? `missed ${link.kprobe.missed}` : '"missed"', subject);
+      f.add('counters.source', 'bpf-link', ml, kind === 'bpftool-link' ? 'missed' : '"missed"', subject);
+    }
+  }
+  return { kind, facts: f.facts, problems: [] };
+}
+
+function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftrace-script'): ArtifactReading {
+  const lines = linesOf(text);
+  const f = new Facts(lines);
+  const scriptAt = lines.findIndex((l) => /\b(?:kretprobe|kr|fexit|kretfunc|fr|kprobe|k|fentry|kfunc):\w/.test(l));
+  let subject: Subject | undefined;
+  if (scriptAt >= 0) {
+    const script = lines[scriptAt]!;
+    const ret = bpftraceProbes(script).find((p) => p.kind === 'kretprobe' || p.kind === 'fexit');
+    if (ret) {
+      subject = { kind: 'return', symbol: ret.symbol };
+      f.add('probe.interface', ret.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(ret.index).split(/[{\s]/)[0], subject);
+      f.add('probe.target', ret.symbol, scriptAt + 1, ret.symbol, subject);
+      if (ret.module) f.add('probe.target_module', ret.module, scriptAt + 1, ret.module, subject);
+    }
+  }
+  if (kind === 'bpftrace-script') return { kind, facts: f.facts, problems: [] };
+  const r = parseBpftraceOutput(text);
+  if (r.attached) f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+  const err = r.errors[0];
+  if (err && !r.attached) {
+    f.add('probe.registration.result', /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : 'error', err.line, 'ERROR', subject);
+    f.add('probe.registration.reason', err.message, err.line, err.message, subject);
+  }
+  for (const m of r.maps) {
+    const to = ctx.bpftraceMaps?.find((x) => x.re.test(m.name));
+    if (to && m.key === undefined) f.add(to.fact, m.value, m.line, `@${m.name}`, subject);
+  }
+  const lost = r.lost.reduce((s, x) => s + x.count, 0);
+  if (r.lost.length) f.add('ledger.lost_events', lost, r.lost[0]!.line, 'Lost');
+  return { kind, facts: f.facts, problems: r.problems };
+}
+
+/** strerror() texts a tracer prints for a failed attach, to errno names (glibc's messages). */
+const STRERROR: Record<string, string> = {
+  'device or resource busy': 'EBUSY',
+  'no such file or directory': 'ENOENT',
+  'invalid argument': 'EINVAL',
+  'operation not permitted': 'EPERM',
+  'cannot allocate memory': 'ENOMEM',
+  'cannot assign requested address': 'EADDRNOTAVAIL',
+  'operation not supported': 'EOPNOTSUPP',
+  'file exists': 'EEXIST',
+  'no such device': 'ENODEV',
+  'bad address': 'EFAULT',
+  'argument list too long': 'E2BIG',
+  'invalid or incomplete multibyte or wide character': 'EILSEQ',
+  'function not implemented': 'ENOSYS',
+};
+
+/** The errno name of a strerror() text inside a message ("cannot attach kprobe, Device or resource busy"), or of "-16"/"errno 16". */
+export function errnoForStrerror(message: string): string | undefined {
+  const m = message.toLowerCase();
+  for (const [text, name] of Object.entries(STRERROR)) if (m.includes(text)) return name;
+  const n = /(?:returned|errno|error|err)[ =:]*-?(\d+)\b/.exec(m) ?? /(?:^|\s)-(\d+)\b/.exec(m);
+  return n ? ERRNO_NAMES[Number(n[1])] : undefined;
+}
+
+const BY_KIND = new Map(ARTIFACT_READERS.map((r) => [r.kind, r]));
+const BY_FILE = new Map(ARTIFACT_READERS.flatMap((r) => (r.files ?? []).map((f) => [f, r] as const)));
+
+/** The reader of an artifact kind. */
+export function readerOf(kind: ArtifactKind): ArtifactReader {
+  const r = BY_KIND.get(kind);
+  if (!r) throw new Error(`no artifact reader for ${kind}`);
+  return r;
+}
+
+/** The artifact a collector snapshot file holds, by its name. */
+export function kindOfFile(name: string): ArtifactKind | undefined {
+  return BY_FILE.get(name)?.kind;
+}
+
+/** The artifact a command prints (`sudo` and a leading prompt already removed). */
+export function kindOfCommand(command: string): ArtifactKind | undefined {
+  const c = command.replace(/^sudo\s+/, '');
+  // A write to kprobe_events is told apart from a read of it before any other reader looks.
+  const write = readerOf('kprobe_events-write');
+  if (write.command!.test(c)) return write.kind;
+  return ARTIFACT_READERS.find((r) => r.command !== undefined && r.command.test(c))?.kind;
+}
+
+/** Recognise output pasted without its command: the first reader in table order that knows it. */
+export function sniffArtifact(text: string, ctx: ReadContext = {}): ArtifactKind | undefined {
+  const nonblank = linesOf(text).filter((l) => l.trim() !== '');
+  if (nonblank.length === 0) return undefined;
+  return ARTIFACT_READERS.find((r) => r.sniff?.(text, nonblank, ctx))?.kind;
+}
+
+/** Read one artifact through its reader. */
+export function readArtifact(kind: ArtifactKind, text: string, ctx: ReadContext = {}): ArtifactReading {
+  return readerOf(kind).read(text, ctx);
+}
+
+/** The first fact at `path` of a reading, optionally about one subject. */
+export function factOf(reading: ArtifactReading | undefined, path: string, about?: (s: Subject | undefined) => boolean): CitedFact | undefined {
+  return reading?.facts.find((f) => f.path === path && (about === undefined || about(f.subject)));
+}
