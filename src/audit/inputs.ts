@@ -7,7 +7,7 @@ import type { Waiver } from '../case/waivers.js';
 import type { Extraction } from '../writeup/extract.js';
 import type { Sidecar } from '../writeup/judge.js';
 import { isWriteupName, MAX_WRITEUP_BYTES } from '../writeup/text.js';
-import { readInputFile } from '../fsutil.js';
+import { openProblem, readInputFile } from '../fsutil.js';
 
 /** What `audit` reads: case files, and investigation write-ups. */
 export type InputKind = 'case' | 'writeup';
@@ -111,8 +111,9 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
     const rel = path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
     return excluded.some((m) => m(rel));
   };
-  // One path never reaches a file twice (a walk does not follow symlinks), so only several
-  // paths need the set of files seen — which would otherwise grow with the batch.
+  // One path never reaches a file twice (a walk follows a symbolic link only to what it does not
+  // reach otherwise), so only several paths need the set of files seen — which would otherwise
+  // grow with the batch.
   const seen = new Set<string>();
   const once = async (p: string) => {
     if (paths.length === 1) return true;
@@ -146,7 +147,11 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
       continue;
     }
     let found = 0;
-    for await (const ref of walk(p, isExcluded)) {
+    for await (const ref of walkRoot(p, isExcluded)) {
+      if (ref instanceof InputError) {
+        yield ref;
+        continue;
+      }
       if (await once(ref.file)) {
         found++;
         yield ref;
@@ -158,22 +163,89 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
 
 async function hasAny(dir: string): Promise<boolean> {
   // A directory whose cases were all reached before (named twice) is not an empty directory.
-  for await (const ref of walk(dir, () => false)) return Boolean(ref);
+  for await (const ref of walkRoot(dir, () => false)) if (!(ref instanceof InputError)) return true;
   return false;
 }
 
-async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef> {
+/**
+ * The directories one walk has gone through, by real path: the root, and the target of every
+ * symbolic link it followed. The walk itself descends only real directories, so it can neither
+ * loop nor reach a file twice; a link is followed only to what that descent does not reach.
+ */
+interface WalkState {
+  walked: Set<string>;
+  isExcluded: (p: string) => boolean;
+}
+
+async function* walkRoot(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef | InputError> {
+  const real = await fs.realpath(dir).catch(() => path.resolve(dir));
+  yield* walk(dir, real, { walked: new Set([real]), isExcluded });
+}
+
+/**
+ * Whether the walk reaches `real` (a real path) without following a link: it lies in a walked
+ * directory, through no directory the walk skips, and (a file) under a name the walk reads.
+ */
+function reached(real: string, isFile: boolean, state: WalkState): boolean {
+  if (isFile && kindOf(real) === undefined) return false;
+  const parts: string[] = [];
+  for (let cur = isFile && !state.walked.has(real) ? path.dirname(real) : real; ; ) {
+    if (state.walked.has(cur)) return parts.every((name) => name !== 'node_modules' && !name.startsWith('.'));
+    const up = path.dirname(cur);
+    if (up === cur) return false;
+    parts.push(path.basename(cur));
+    cur = up;
+  }
+}
+
+async function* walk(dir: string, realDir: string, state: WalkState): AsyncGenerator<InputRef | InputError> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const full = path.join(dir, e.name);
-    if (isExcluded(full)) continue;
+    if (state.isExcluded(full)) continue;
     if (e.isDirectory()) {
       if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-      yield* walk(full, isExcluded);
+      // The target of a link followed before is walked once, under the link's name.
+      const real = path.join(realDir, e.name);
+      if (!state.walked.has(real)) yield* walk(full, real, state);
     } else if (e.isFile()) {
       const kind = kindOf(e.name);
-      if (kind && hasLoader(kind)) yield { file: full, kind };
+      if (kind && hasLoader(kind) && !state.walked.has(path.join(realDir, e.name))) yield { file: full, kind };
+    } else if (e.isSymbolicLink()) {
+      yield* followLink(full, e.name, state);
+    }
+  }
+}
+
+/**
+ * A symbolic link met in a walk: its target is audited under the link's name unless the walk
+ * reaches it anyway (a link to a sibling, to the directory itself, to an ancestor: no loop, no
+ * case twice). A link that cannot be followed is named, never skipped in silence.
+ */
+async function* followLink(full: string, name: string, state: WalkState): AsyncGenerator<InputRef | InputError> {
+  let stat;
+  let real: string;
+  try {
+    stat = await fs.stat(full);
+    real = await fs.realpath(full);
+  } catch (err) {
+    // Only a link whose name says case or write-up is worth a line: any other name was not going to be read.
+    if (kindOf(name) === undefined) return;
+    const got = openProblem(err);
+    yield new InputError({ file: full }, 'a case file, or a symbolic link to one', `${got === 'no such file' ? 'a symbolic link to nothing' : got} (skipped)`);
+    return;
+  }
+  if (reached(real, stat.isFile(), state)) return;
+  if (stat.isDirectory()) {
+    if (name === 'node_modules' || name.startsWith('.')) return;
+    state.walked.add(real);
+    yield* walk(full, real, state);
+  } else if (stat.isFile()) {
+    const kind = kindOf(name);
+    if (kind && hasLoader(kind)) {
+      state.walked.add(real);
+      yield { file: full, kind };
     }
   }
 }
