@@ -1,5 +1,5 @@
 import type { Block, Inline, InvestigationDocument } from './document.js';
-import { shown } from './values.js';
+import { esc, shown } from './values.js';
 
 /**
  * The investigation report as Markdown: the same sections as the HTML, tables as tables and the
@@ -18,7 +18,8 @@ function inline(x: Inline): string {
   if (typeof x === 'string') return x;
   if ('strong' in x) return `**${x.strong.map(inline).join('')}**`;
   if ('code' in x) return `\`${x.code}\``;
-  return shown(x);
+  // A value from the case: its HTML shown as text, as the HTML report does.
+  return esc(shown(x));
 }
 const inlines = (xs: Inline[]): string => xs.map(inline).join('');
 
