@@ -22,12 +22,16 @@ import { InputError } from './errors.js';
  * handle: a link, a second name or a path swap cannot hide it). A write refuses to replace one
  * of them (writeFileAtomic), whatever option named it: a rules file, a lexicon, a sidecar.
  */
-const filesRead = new Set<string>();
+let filesRead: Set<string> | undefined;
 const fileKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+const recordRead = (st: { dev: number; ino: number }) => filesRead?.add(fileKey(st));
 
-/** Start a new run's record of files read (the CLI calls it once per run; in-process runs would otherwise share it). */
+/**
+ * Start a run's record of files read: the CLI calls it once per run. A library user that never
+ * calls it keeps no record (and no process-wide state grows across its calls).
+ */
 export function beginRun(): void {
-  filesRead.clear();
+  filesRead = new Set();
 }
 
 /** The one size limit of a small input file (cases, rules, questions, answers). */
@@ -90,7 +94,7 @@ export async function openInput(file: string, what: string): Promise<{ handle: F
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
-    filesRead.add(fileKey(stat));
+    recordRead(stat);
     return { handle, size: stat.size };
   } catch (err) {
     await handle.close();
@@ -112,7 +116,7 @@ export function openInputSync(file: string, what: string): number {
     closeSync(fd);
     throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
   }
-  filesRead.add(fileKey(stat));
+  recordRead(stat);
   return fd;
 }
 
@@ -210,6 +214,8 @@ export interface WriteOptions {
    * kept once as `file.bak` before the first replacement. Implies the target may exist.
    */
   backup?: boolean;
+  /** An update of the file this run read (backup implies it): the target may be a file the run read. */
+  inPlace?: boolean;
   /** Replace an existing target (`--force`); without it (and without backup) an existing target is refused. */
   force?: boolean;
   /** Paths this run reads: the target must not be one of them, nor lie inside one of them. */
@@ -261,7 +267,8 @@ export async function writeFilesAtomic(files: ReadonlyArray<{ file: string; text
     const done: Staged[] = [];
     try {
       for (const s of staged) {
-        await commit(s, options);
+        // One file needs no undo: its rename is the whole change.
+        await commit(s, options, staged.length > 1);
         done.push(s);
       }
     } catch (err) {
@@ -303,8 +310,8 @@ async function checkTarget(file: string, text: string, options: WriteOptions): P
       throw new InputError({ file }, `an output path that is not an input of this run`, `${target === real ? 'the input' : 'a file inside the input'} ${input} (nothing written)`);
     }
   }
-  // An in-place update (backup) replaces the very file it read, by design.
-  if (old && !options.backup && filesRead.has(fileKey(old))) {
+  // An in-place update replaces the very file it read, by design.
+  if (old && !options.backup && !options.inPlace && filesRead?.has(fileKey(old))) {
     throw new InputError({ file }, `an output path that is not an input of this run`, 'a file this run read (nothing written)');
   }
   if (old && !options.backup && !options.force) {
@@ -350,11 +357,11 @@ async function stage(c: Checked, options: WriteOptions): Promise<Staged> {
 }
 
 /** Move one staged file into place: replace (force, backup) or create without replace. */
-async function commit(s: Staged, options: WriteOptions): Promise<void> {
+async function commit(s: Staged, options: WriteOptions, undoable: boolean): Promise<void> {
   const { file, target, what } = s;
   try {
     if (options.force || options.backup) {
-      if (s.old) {
+      if (s.old && undoable) {
         // A name removeStaleTemps knows: a killed run leaves nothing it would not clean.
         const saved = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
         await fs.link(target, saved).then(() => { s.saved = saved; }, () => undefined);

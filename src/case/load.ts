@@ -89,7 +89,7 @@ export async function updateCaseFile(
     text = options.initial;
   }
   const next = applyCaseUpdates(text, file, updates);
-  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true, force: true, maxBytes: MAX_YAML_BYTES, what: 'case file' });
+  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true, inPlace: true, force: true, maxBytes: MAX_YAML_BYTES, what: 'case file' });
   return next;
 }
 

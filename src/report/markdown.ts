@@ -2,10 +2,10 @@ import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Hint } from './hints.js';
 import { formatAccounting, formatValue } from './text.js';
 import { sourceLink } from './sources.js';
-import { esc } from './investigation/values.js';
 
-// Text from a case is text: its HTML is shown, never rendered (as the HTML report does).
-const text = (s: string) => esc(s);
+/** Text from a case as Markdown text: its HTML shown, never rendered (as the HTML report escapes it). */
+export const markdownText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const text = markdownText;
 const cell = (s: string) => text(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown audit report: a summary table, then one section per case. Pure. */

@@ -45,6 +45,12 @@ async function symlinkBatch(d: string): Promise<void> {
 }
 
 const ROWS: Row[] = [
+  // --- internal errors and hangs: one line, exit 2 ---------------------------------------------
+  { name: 'audit --rules nope', setup: (d) => put(d, 'c.yaml', GOOD), args: ['audit', 'c.yaml', '--rules', 'nope'], code: 2, stderr: /^kretprobe-triage: nope: expected a rules directory; got no such directory$/ },
+  { name: 'audit --rules FILE', setup: (d) => put(d, 'c.yaml', GOOD), args: ['audit', 'c.yaml', '--rules', 'c.yaml'], code: 2, stderr: /^kretprobe-triage: c\.yaml: expected a rules directory; got a file$/ },
+  { name: 'lab --out /dev/null', args: ['lab', '--out', '/dev/null'], code: 2, stderr: /^kretprobe-triage: \/dev\/null: expected a directory for --out \(bundles, cases and console logs\); got a character device$/ },
+  { name: 'lab --kernel /dev/zero is refused before any boot', args: ['lab', '--kernel', '/dev/zero', '--out', 'lo'], code: 2, stderr: /^kretprobe-triage: \/dev\/zero: expected a bootable x86_64 kernel image .*; got a character device$/ },
+  { name: 'lab --kernel of a file that is no kernel is refused before any boot', setup: (d) => put(d, 'k', Buffer.alloc(4096)), args: ['lab', '--kernel', 'k', '--out', 'lo'], code: 2, stderr: /k: expected a bootable x86_64 kernel image .*; got a file with neither the boot header/ },
   // --- terminal safety: every C0/C1 control escaped, one error one line -------------------------
   {
     name: 'ESC sequences in a case title are escaped in text output',

@@ -1,5 +1,6 @@
 import type { Block, Inline, InvestigationDocument } from './document.js';
-import { esc, shown } from './values.js';
+import { shown } from './values.js';
+import { markdownText } from '../markdown.js';
 
 /**
  * The investigation report as Markdown: the same sections as the HTML, tables as tables and the
@@ -19,7 +20,7 @@ function inline(x: Inline): string {
   if ('strong' in x) return `**${x.strong.map(inline).join('')}**`;
   if ('code' in x) return `\`${x.code}\``;
   // A value from the case: its HTML shown as text, as the HTML report does.
-  return esc(shown(x));
+  return markdownText(shown(x));
 }
 const inlines = (xs: Inline[]): string => xs.map(inline).join('');
 
