@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -97,4 +97,26 @@ export async function checkRow(base: string, row: Row): Promise<void> {
   for (const [k, v] of before) if (!allowed.has(k)) expect(after.get(k), `${k} changed`).toBe(v);
   for (const k of after.keys()) if (!allowed.has(k)) expect(before.has(k), `${k} was created`).toBe(true);
   await row.after?.(dir, r);
+}
+
+/** `run`, without blocking the test process: for runs that must overlap. */
+export function runAsync(args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let hung = false;
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const watchdog = setTimeout(() => { hung = true; child.kill('SIGKILL'); }, WATCHDOG_MS * 3);
+    child.on('close', (code) => {
+      clearTimeout(watchdog);
+      resolve({ code, stdout, stderr, hung });
+    });
+  });
+}
+
+/** Run `round(i)` for i in [0, rounds), `atOnce` at a time: overlapping processes, bounded. */
+export async function inBatches(rounds: number, atOnce: number, round: (i: number) => Promise<void>): Promise<void> {
+  for (let i = 0; i < rounds; i += atOnce) await Promise.all(Array.from({ length: Math.min(atOnce, rounds - i) }, (_, k) => round(i + k)));
 }
