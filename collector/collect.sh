@@ -32,6 +32,7 @@
 #                                 ("name value" lines, e.g. the lab module's nmissed, kp_nmissed)
 # PHASE is `start` or `end`. A snapshot is written to a temporary directory and renamed into
 # place, so a bundle never holds half a snapshot; an existing snapshot is never overwritten.
+# One run at a time per DIR (DIR/.collect.lock names the holder's pid; a second run exits 2).
 
 COLLECTOR_VERSION=1
 
@@ -134,16 +135,64 @@ FINAL="$OUT/$PHASE"
 [ -e "$FINAL" ] && die "$FINAL already exists: use a new --out, or remove it yourself"
 mkdir -p "$OUT" || die "cannot create $OUT"
 TMP="$OUT/.$PHASE.tmp.$$"
-# A signal ends the run: remove the half-written snapshot and exit non-zero (a trap that only
-# cleaned up would let the script go on, recreate part of it and publish it). Ctrl-C reaches the
-# whole process group, so a read blocked on a FIFO or a hung file dies with it. The traps are set
-# before the temporary directory exists: a signal right after mkdir must not leave it behind.
-trap 'rm -rf "$TMP"' EXIT
-trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 129' HUP
-trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 130' INT
-trap 'rm -rf "$TMP"; trap - EXIT; printf "collect.sh: interrupted; no snapshot written\n" >&2; exit 143' TERM
-rm -rf "$TMP"
-mkdir -p "$TMP" || die "cannot create $TMP"
+LOCK="$OUT/.collect.lock"
+LOCKED=
+JOB=
+# A signal ends the run: stop the read in progress, remove the half-written snapshot, release
+# the lock and exit non-zero (a trap that only cleaned up would let the script go on, recreate
+# part of it and publish it). Every read of a source runs as a background job the shell waits
+# for: `wait` returns at once on a trapped signal, where a foreground read blocked on a FIFO or
+# a hung file would hold `kill PID` until the read ends. The traps are set before the temporary
+# directory exists: a signal right after mkdir must not leave it behind.
+cleanup() {
+  [ -n "$JOB" ] && kill "$JOB" 2>/dev/null
+  rm -rf "$TMP"
+  [ -n "$LOCKED" ] && rm -f "$LOCK"
+}
+interrupted() {
+  cleanup
+  trap - EXIT
+  printf 'collect.sh: interrupted; no snapshot written\n' >&2
+  exit "$1"
+}
+trap cleanup EXIT
+trap 'interrupted 129' HUP
+trap 'interrupted 130' INT
+trap 'interrupted 143' TERM
+
+# One run per bundle directory: the lock is a symbolic link whose target names the holder,
+# created whole (ln fails if it exists). One left by a run killed with SIGKILL names a process
+# that is gone and is taken over; so are the temporary directories such a run left.
+holder_of() {
+  h=$(readlink "$1" 2>/dev/null) || return 1
+  h=${h#collect.sh-pid-}
+  is_number "$h" || return 1
+  printf '%s' "$h"
+}
+tries=0
+until ln -s "collect.sh-pid-$$" "$LOCK" 2>/dev/null; do
+  tries=$((tries + 1))
+  held=$(holder_of "$LOCK") || held=
+  if [ -n "$held" ] && ! kill -0 "$held" 2>/dev/null && [ "$tries" -le 3 ]; then
+    # Renamed away first: of two runs that found it stale, one takes it.
+    if mv "$LOCK" "$LOCK.stale.$$" 2>/dev/null; then
+      again=$(holder_of "$LOCK.stale.$$") || again=
+      # Another run took it over meanwhile: its lock goes back.
+      [ "$again" = "$held" ] || ln -s "collect.sh-pid-$again" "$LOCK" 2>/dev/null
+      rm -f "$LOCK.stale.$$"
+    fi
+    continue
+  fi
+  [ -n "$held" ] || held='unknown'
+  die "$OUT is being written by another collect.sh run (pid $held); wait for it to end, or remove $LOCK if that process is gone"
+done
+LOCKED=1
+# Under the lock: no other run is writing, so a temporary directory here is a killed run's.
+for d in "$OUT"/.start.tmp.* "$OUT"/.end.tmp.*; do
+  [ -d "$d" ] && rm -rf "$d"
+done
+[ -e "$FINAL" ] && die "$FINAL already exists: use a new --out, or remove it yourself"
+mkdir "$TMP" || die "cannot create $TMP"
 
 MISSING="$TMP/missing"
 : > "$MISSING"
@@ -153,11 +202,26 @@ note_missing() {
   printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$MISSING"
 }
 
+# read_to SRC DST [CMD ARGS...]: run CMD (default cat) on SRC into DST as a background job and
+# wait for it (see the traps above); its status is the command's.
+read_to() {
+  src=$1
+  dst=$2
+  shift 2
+  [ "$#" -gt 0 ] || set -- cat
+  "$@" "$src" > "$dst" 2>/dev/null &
+  JOB=$!
+  wait "$JOB"
+  st=$?
+  JOB=
+  return "$st"
+}
+
 # copy NAME PATH: the whole file.
 copy() {
   if [ ! -e "$ROOT$2" ]; then
     note_missing "$1" "$2" 'absent'
-  elif cat "$ROOT$2" > "$TMP/$1" 2>/dev/null; then
+  elif read_to "$ROOT$2" "$TMP/$1"; then
     :
   else
     rm -f "$TMP/$1"
@@ -176,12 +240,14 @@ filtered() {
     note_missing "$1" "$2" 'absent'
     return
   fi
-  if ! total=$(wc -l < "$ROOT$2" 2>/dev/null); then
+  if ! read_to "$ROOT$2" "$TMP/.raw" cat; then
+    rm -f "$TMP/.raw"
     note_missing "$1" "$2" 'unreadable'
     return
   fi
-  total=$(printf '%s' "$total" | tr -d ' ')
-  grep -E "$3" "$ROOT$2" 2>/dev/null | head -n "$4" > "$TMP/$1"
+  total=$(wc -l < "$TMP/.raw" | tr -d ' ')
+  grep -E "$3" "$TMP/.raw" | head -n "$4" > "$TMP/$1"
+  rm -f "$TMP/.raw"
   printf '%s_total=%s\n' "$1" "$total" >> "$TMP/manifest.extra"
 }
 
@@ -208,17 +274,19 @@ copy cpu_possible /sys/devices/system/cpu/possible
 # Kernel config, only the lines that decide what kprobes can do.
 CONFIG_RE='^(# )?CONFIG_(KPROBES|KRETPROBES|KPROBE_EVENTS|KRETPROBE_ON_RETHOOK|FPROBE|KPROBES_ON_FTRACE|OPTPROBES|HAVE_KRETPROBES|HAVE_RETHOOK|RETHOOK|KPROBE_EVENTS_ON_NOTRACE|FUNCTION_TRACER|DYNAMIC_FTRACE|BPF_EVENTS|PREEMPT|PREEMPT_DYNAMIC|PREEMPT_RT|PREEMPT_NONE|PREEMPT_VOLUNTARY|SMP|NR_CPUS)[= ]'
 if [ -e "$ROOT/proc/config.gz" ]; then
-  if gzip -dc "$ROOT/proc/config.gz" 2>/dev/null | grep -E "$CONFIG_RE" > "$TMP/config"; then
+  if read_to "$ROOT/proc/config.gz" "$TMP/.raw" gzip -dc && grep -E "$CONFIG_RE" "$TMP/.raw" > "$TMP/config"; then
+    rm -f "$TMP/.raw"
     printf 'config_source=/proc/config.gz\n' >> "$TMP/manifest.extra"
   else
-    rm -f "$TMP/config"
+    rm -f "$TMP/config" "$TMP/.raw"
     note_missing config /proc/config.gz 'unreadable'
   fi
 elif [ -n "$RELEASE" ] && [ -e "$ROOT/boot/config-$RELEASE" ]; then
-  if grep -E "$CONFIG_RE" "$ROOT/boot/config-$RELEASE" > "$TMP/config" 2>/dev/null; then
+  if read_to "$ROOT/boot/config-$RELEASE" "$TMP/.raw" && grep -E "$CONFIG_RE" "$TMP/.raw" > "$TMP/config"; then
+    rm -f "$TMP/.raw"
     printf 'config_source=/boot/config-%s\n' "$RELEASE" >> "$TMP/manifest.extra"
   else
-    rm -f "$TMP/config"
+    rm -f "$TMP/config" "$TMP/.raw"
     note_missing config "/boot/config-$RELEASE" 'unreadable'
   fi
 else
@@ -240,7 +308,7 @@ if [ -n "$TRACEFS" ]; then
   copy tracing_on "$TRACEFS/tracing_on"
   if [ -e "$ROOT$TRACEFS/trace" ]; then
     # Reading `trace` does not consume the buffer (trace_pipe would).
-    if tail -n "$TRACE_LINES" "$ROOT$TRACEFS/trace" > "$TMP/trace" 2>/dev/null; then
+    if read_to "$ROOT$TRACEFS/trace" "$TMP/trace" tail -n "$TRACE_LINES"; then
       :
     else
       rm -f "$TMP/trace"
@@ -281,9 +349,10 @@ fi
 # Time last-but-one: the manifest says when the copy finished, with a boot-relative stamp that
 # does not jump with the wall clock.
 UPTIME=
-if [ -r "$ROOT/proc/uptime" ]; then
-  read -r UPTIME _rest < "$ROOT/proc/uptime" || UPTIME=
+if [ -r "$ROOT/proc/uptime" ] && read_to "$ROOT/proc/uptime" "$TMP/.uptime"; then
+  read -r UPTIME _rest < "$TMP/.uptime" || UPTIME=
 fi
+rm -f "$TMP/.uptime"
 {
   printf 'format=kretprobe-bundle/v1\n'
   printf 'collector_version=%s\n' "$COLLECTOR_VERSION"
@@ -302,7 +371,11 @@ fi
 } > "$TMP/manifest"
 rm -f "$TMP/manifest.extra"
 
+# Still under the lock: nothing else has published this phase, so the rename lands as $FINAL,
+# never inside it.
+[ -e "$FINAL" ] && die "$FINAL already exists: use a new --out, or remove it yourself"
 mv "$TMP" "$FINAL" || die "cannot move the snapshot into $FINAL"
+rm -f "$LOCK"
 trap - EXIT HUP INT TERM
 printf 'collect.sh: %s snapshot in %s\n' "$PHASE" "$FINAL" >&2
 exit 0

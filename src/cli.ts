@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
+import { escapeControls, oneLine, PROGRESS_DRAW } from './safetext.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import type { CommandContext } from './commands/context.js';
 
@@ -18,6 +19,11 @@ export type { CommandContext } from './commands/context.js';
 /** Parse argv, run one command, return the exit code. Never exits the process itself. */
 export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
+  // Text from inputs never drives the terminal, and one error is one line (src/safetext.ts).
+  const rawOut = io.stdout;
+  const rawErr = io.stderr;
+  io.stdout = (text) => rawOut(escapeControls(text, { newlines: true, sgr: io.color }));
+  io.stderr = (text) => rawErr(io.stderrIsTTY && PROGRESS_DRAW.test(text) ? text : oneLine(text));
   const ctx: CommandContext = { io, exit: (c) => { code = c; } };
   if (argv[0] === '--version' || argv[0] === '-V') {
     const { toolVersion, rulesVersion } = await import('./version.js');
@@ -28,8 +34,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   // Commander's own errors (unknown option, missing argument) as one line, like every other error.
   const commanderOutput = {
     writeOut: (s: string) => io.stdout(s),
-    writeErr: (s: string) => io.stderr(s),
-    outputError: (s: string, write: (s: string) => void) => write(`kretprobe-triage: ${s.replace(/\s+/g, ' ').trim()} (run with --help for usage)\n`),
+    // Commander's help may go to stderr: many lines, its own.
+    writeErr: (s: string) => rawErr(escapeControls(s, { newlines: true })),
+    outputError: (s: string, write: (s: string) => void) => write(oneLine(`kretprobe-triage: ${s.replace(/\s+/g, ' ').trim()} (run with --help for usage)\n`)),
   };
   const program = new Command('kretprobe-triage')
     .description('Tell a stuck function from an observer that dropped the call, for kretprobe investigations.')
@@ -63,10 +70,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     program.addCommand(sub);
   }
   try {
+    (await import('./fsutil.js')).beginRun();
     await program.parseAsync(argv, { from: 'user' });
     if (output) {
       const { writeFileAtomic } = await import('./fsutil.js');
-      await writeFileAtomic(output.file, output.chunks.join(''), { force: output.force, inputs: output.inputs, what: 'report' });
+      await writeFileAtomic(output.file, escapeControls(output.chunks.join(''), { newlines: true }), { force: output.force, inputs: output.inputs, what: 'report' });
     }
     return code;
   } catch (err) {
@@ -112,6 +120,6 @@ function reportError(err: unknown, io: Io): number {
   }
   const message = err instanceof Error ? err.message : String(err);
   io.stderr(`kretprobe-triage: internal error (a bug in this tool, please report it): ${message.split('\n')[0]}\n`);
-  if (io.env.KRT_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+  if (io.env.KRT_DEBUG && err instanceof Error && err.stack) for (const line of err.stack.split('\n')) io.stderr(`${line}\n`);
   return 2;
 }

@@ -1,6 +1,7 @@
 import { constants, fstatSync, openSync, closeSync, readSync, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
@@ -15,6 +16,23 @@ import { InputError } from './errors.js';
  *   file that grows, or of a special file, proves nothing.
  * - Output: see writeFileAtomic.
  */
+
+/**
+ * Every regular file this run opened for reading, by device and inode (taken from the open
+ * handle: a link, a second name or a path swap cannot hide it). A write refuses to replace one
+ * of them (writeFileAtomic), whatever option named it: a rules file, a lexicon, a sidecar.
+ */
+let filesRead: Set<string> | undefined;
+const fileKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+const recordRead = (st: { dev: number; ino: number }) => filesRead?.add(fileKey(st));
+
+/**
+ * Start a run's record of files read: the CLI calls it once per run. A library user that never
+ * calls it keeps no record (and no process-wide state grows across its calls).
+ */
+export function beginRun(): void {
+  filesRead = new Set();
+}
 
 /** The one size limit of a small input file (cases, rules, questions, answers). */
 export const MAX_INPUT_BYTES = 1024 * 1024;
@@ -76,6 +94,7 @@ export async function openInput(file: string, what: string): Promise<{ handle: F
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
+    recordRead(stat);
     return { handle, size: stat.size };
   } catch (err) {
     await handle.close();
@@ -101,6 +120,7 @@ function openInputSyncSized(file: string, what: string): { fd: number; size: num
     closeSync(fd);
     throw new InputError({ file }, `${a(what)} (a regular file)`, kindOf(stat));
   }
+  recordRead(stat);
   return { fd, size: stat.size };
 }
 
@@ -234,6 +254,8 @@ export interface WriteOptions {
    * kept once as `file.bak` before the first replacement. Implies the target may exist.
    */
   backup?: boolean;
+  /** An update of the file this run read (backup implies it): the target may be a file the run read. */
+  inPlace?: boolean;
   /** Replace an existing target (`--force`); without it (and without backup) an existing target is refused. */
   force?: boolean;
   /** Paths this run reads: the target must not be one of them, nor lie inside one of them. */
@@ -249,18 +271,71 @@ const STALE_TMP_MS = 10_000;
 
 /**
  * Replace `file` with `text` so that a reader (or a crash) only ever sees the old or the new
- * content: write a sibling temporary file, flush it, rename it over the target. The one owner of
- * the write policy of every command that writes a user's file:
+ * content: write a sibling temporary file, flush it, move it into place. The one owner of the
+ * write policy of every command that writes a user's file:
  *
  * - only a regular file is replaced (a directory, device, FIFO or socket is refused), and never
- *   a file the same run reads (`inputs`);
+ *   a file the same run reads (`inputs`, and every file this run opened for reading);
  * - an existing target is refused unless `force` (replace) or `backup` (keep `file.bak` once);
+ *   without them the file is created without replace (a hard link of the temporary file: of
+ *   two concurrent runs, exactly one creates it and the other is refused);
  * - a symbolic link is followed: its target is replaced and the link stays; the file's mode
  *   (permission bits) is kept;
  * - `.NAME.<hex>.tmp` files a killed run left beside the target are removed;
  * - a missing directory, a full disk or a permission problem is an InputError, not a crash.
  */
 export async function writeFileAtomic(file: string, text: string, options: WriteOptions = {}): Promise<void> {
+  await writeFilesAtomic([{ file, text }], options);
+}
+
+/**
+ * Write several files as one unit (a report and its pictures): every target is checked before
+ * anything is written, every temporary file is written before any target is touched, and a
+ * failure while moving them into place puts back what was there before.
+ */
+export async function writeFilesAtomic(files: ReadonlyArray<{ file: string; text: string }>, options: WriteOptions = {}): Promise<void> {
+  const checked: Checked[] = [];
+  for (const f of files) checked.push(await checkTarget(f.file, f.text, options));
+  const seen = new Set<string>();
+  for (const c of checked) {
+    if (seen.has(c.target)) throw new InputError({ file: c.file }, 'distinct output files', `${c.target} twice (nothing written)`);
+    seen.add(c.target);
+  }
+  const staged: Staged[] = [];
+  try {
+    for (const c of checked) staged.push(await stage(c, options));
+    const done: Staged[] = [];
+    try {
+      for (const s of staged) {
+        // One file needs no undo: its rename is the whole change.
+        await commit(s, options, staged.length > 1);
+        done.push(s);
+      }
+    } catch (err) {
+      for (const s of done.reverse()) await undo(s);
+      throw err;
+    }
+    for (const s of done) if (s.saved) await fs.rm(s.saved, { force: true });
+  } finally {
+    for (const s of staged) await fs.rm(s.tmp, { force: true });
+  }
+}
+
+interface Checked {
+  file: string;
+  text: string;
+  target: string;
+  old: Stats | undefined;
+  what: string;
+}
+
+interface Staged extends Checked {
+  tmp: string;
+  /** With --force: the old file, linked under a temporary name until the whole set is in place. */
+  saved?: string;
+}
+
+async function checkTarget(file: string, text: string, options: WriteOptions): Promise<Checked> {
   const what = options.what ?? 'output file';
   const bytes = options.maxBytes === undefined ? 0 : Buffer.byteLength(text, 'utf8');
   if (options.maxBytes !== undefined && bytes > options.maxBytes) {
@@ -275,9 +350,18 @@ export async function writeFileAtomic(file: string, text: string, options: Write
       throw new InputError({ file }, `an output path that is not an input of this run`, `${target === real ? 'the input' : 'a file inside the input'} ${input} (nothing written)`);
     }
   }
+  // An in-place update replaces the very file it read, by design.
+  if (old && !options.backup && !options.inPlace && filesRead?.has(fileKey(old))) {
+    throw new InputError({ file }, `an output path that is not an input of this run`, 'a file this run read (nothing written)');
+  }
   if (old && !options.backup && !options.force) {
     throw new InputError({ file }, `a new file for the ${what} (or --force to replace it)`, 'an existing file (nothing written)');
   }
+  return { file, text, target, old, what };
+}
+
+async function stage(c: Checked, options: WriteOptions): Promise<Staged> {
+  const { file, target, old, what } = c;
   const dir = path.dirname(target);
   await removeStaleTemps(dir, path.basename(target));
   const tmp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -290,11 +374,12 @@ export async function writeFileAtomic(file: string, text: string, options: Write
     if (code === 'ENOTDIR') throw new InputError({ file }, `an existing directory to write the ${what} in`, `${dir} is not a directory`, { cause: err });
     throw new InputError({ file }, `a writable directory for the ${what}`, writeProblem(err), { cause: err });
   }
+  const staged: Staged = { ...c, tmp };
   try {
     try {
       // The mode given to open is masked by the umask; an existing file's mode is kept exactly.
       if (old) await handle.chmod(old.mode & 0o7777);
-      await handle.writeFile(text, 'utf8');
+      await handle.writeFile(c.text, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
@@ -303,11 +388,53 @@ export async function writeFileAtomic(file: string, text: string, options: Write
       const bak = `${target}.bak`;
       if (!(await fs.lstat(bak).catch(() => undefined))) await fs.copyFile(target, bak);
     }
-    await fs.rename(tmp, target);
   } catch (err) {
     await fs.rm(tmp, { force: true });
     if (err instanceof InputError) throw err;
     throw new InputError({ file }, `room to write the ${what}`, `${writeProblem(err)} (the old file is unchanged)`, { cause: err });
+  }
+  return staged;
+}
+
+/** Move one staged file into place: replace (force, backup) or create without replace. */
+async function commit(s: Staged, options: WriteOptions, undoable: boolean): Promise<void> {
+  const { file, target, what } = s;
+  try {
+    if (options.force || options.backup) {
+      if (s.old && undoable) {
+        // A name removeStaleTemps knows: a killed run leaves nothing it would not clean.
+        const saved = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+        await fs.link(target, saved).then(() => { s.saved = saved; }, () => undefined);
+      }
+      await fs.rename(s.tmp, target);
+      return;
+    }
+    await createWithoutReplace(s.tmp, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new InputError({ file }, `a new file for the ${what} (or --force to replace it)`, 'an existing file (created meanwhile by another run; nothing written)', { cause: err });
+    }
+    throw new InputError({ file }, `room to write the ${what}`, `${writeProblem(err)} (the old file is unchanged)`, { cause: err });
+  }
+}
+
+/** Put a target back as it was before commit: removed when it was new, the old file otherwise. */
+async function undo(s: Staged): Promise<void> {
+  if (s.saved) await fs.rename(s.saved, s.target).catch(() => undefined);
+  else if (!s.old) await fs.rm(s.target, { force: true });
+}
+
+/**
+ * Link `tmp` to `target`, which fails if `target` exists: exactly one of several concurrent
+ * writers creates it. A file system without hard links gets an exclusive copy instead.
+ */
+async function createWithoutReplace(tmp: string, target: string): Promise<void> {
+  try {
+    await fs.link(tmp, target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+    await fs.copyFile(tmp, target, constants.COPYFILE_EXCL);
   }
 }
 
@@ -356,4 +483,80 @@ export async function requireDirectory(dir: string, what: string): Promise<void>
     throw new InputError({ file: dir }, what, got === 'no such file' ? 'no such directory' : got);
   }
   if (!stat.isDirectory()) throw new InputError({ file: dir }, what, stat.isFile() ? 'a file' : kindOf(stat));
+}
+
+// --- one run at a time on a file -------------------------------------------------------------
+
+/** This process's id, from /proc (only src/bin.ts touches `process`); undefined where there is no /proc. */
+async function ownPid(): Promise<number | undefined> {
+  const self = await fs.readlink('/proc/self').catch(() => undefined);
+  return self !== undefined && /^\d+$/.test(self) ? Number(self) : undefined;
+}
+
+/** Whether the holder a lock file names is gone: a process of this host that /proc no longer has. */
+async function holderGone(holder: { pid?: number; host?: string }): Promise<boolean> {
+  if (holder.pid === undefined || holder.host !== os.hostname()) return false;
+  if (!(await fs.stat('/proc/self').then(() => true, () => false))) return false;
+  return fs.stat(`/proc/${holder.pid}`).then(() => false, () => true);
+}
+
+function parseHolder(text: string): { pid?: number; host?: string; since?: string } {
+  const m = /^pid (\d+) host (\S+) since (\S+)/.exec(text);
+  return m ? { pid: Number(m[1]), host: m[2]!, since: m[3]! } : {};
+}
+
+/**
+ * Run `fn` holding the lock of `file` (`.NAME.lock` beside its real path): a second run on the
+ * same file is refused with the holder's pid, host and start, never interleaved with the first
+ * (two triage sessions on one case would each write back what the other had not seen). The lock
+ * file is created whole (a hard link of a finished temporary file), so it always names its
+ * holder; one left by a killed process of this host is taken over.
+ */
+export async function withFileLock<T>(at: string, what: string, fn: () => Promise<T>, file = at): Promise<T> {
+  const target = await resolveTarget(at);
+  const lock = path.join(path.dirname(target), `.${path.basename(target)}.lock`);
+  const pid = await ownPid();
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await fs.writeFile(tmp, `pid ${pid ?? 'unknown'} host ${os.hostname()} since ${new Date().toISOString()}\n`, { flag: 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError({ file }, `an existing directory holding the ${what}`, `no such directory ${path.dirname(target)}`, { cause: err });
+    throw new InputError({ file }, `a writable directory for the ${what}`, writeProblem(err), { cause: err });
+  }
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await createWithoutReplace(tmp, lock);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError({ file }, `a writable directory for the ${what}`, writeProblem(err), { cause: err });
+      }
+      const holder = parseHolder(await fs.readFile(lock, 'utf8').catch(() => ''));
+      if (attempt < 3 && (await holderGone(holder))) {
+        // Taken over by renaming it away first: of two runs that both found it stale, one removes it.
+        const away = `${tmp}.stale`;
+        if (await fs.rename(lock, away).then(() => true, () => false)) {
+          const again = parseHolder(await fs.readFile(away, 'utf8').catch(() => ''));
+          if (again.pid === holder.pid && again.since === holder.since) {
+            await fs.rm(away, { force: true });
+            continue;
+          }
+          // Another run took it over meanwhile: its lock goes back.
+          await createWithoutReplace(away, lock).catch(() => undefined);
+          await fs.rm(away, { force: true });
+        }
+        continue;
+      }
+      const who = holder.pid !== undefined ? `pid ${holder.pid} on ${holder.host} since ${holder.since}` : 'a run that did not say which';
+      throw new InputError({ file }, `a ${what} no other run is updating`, `one held by ${who} (wait for it to end; remove ${lock} only if that process is gone)`);
+    }
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
 }

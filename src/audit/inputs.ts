@@ -6,7 +6,7 @@ import type { Waiver } from '../case/waivers.js';
 import type { Extraction } from '../writeup/extract.js';
 import type { Sidecar } from '../writeup/judge.js';
 import { isWriteupName, MAX_WRITEUP_BYTES } from '../writeup/text.js';
-import { readInputFileSync } from '../fsutil.js';
+import { openProblem, readInputFileSync } from '../fsutil.js';
 import { walkFiles } from '../walk.js';
 import { MAX_YAML_BYTES } from '../yamlfile.js';
 
@@ -111,8 +111,9 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
   const excluded = (options.exclude ?? []).map((g) => glob!.excludeMatcher(g));
   const relOf = (p: string) => path.relative(options.cwd, path.resolve(options.cwd, p)).split(path.sep).join('/');
   const isExcluded = (p: string) => excluded.length > 0 && excluded.some((m) => m(relOf(p)));
-  // One path never reaches a file twice (a walk does not follow symlinks), so only several
-  // paths need the set of files seen — which would otherwise grow with the batch.
+  // One path never reaches a file twice (a walk follows a symbolic link only to what it does not
+  // reach otherwise), so only several paths need the set of files seen — which would otherwise
+  // grow with the batch.
   const seen = new Set<string>();
   const once = async (p: string) => {
     if (paths.length === 1) return true;
@@ -145,6 +146,10 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
       const matches = glob.compileGlob(p.replace(/^\.\//, ''));
       let found = 0;
       for await (const ref of walk(glob.globBase(p), isExcluded)) {
+        if (ref instanceof InputError) {
+          yield ref;
+          continue;
+        }
         const name = absolute ? path.resolve(options.cwd, ref.file).split(path.sep).join('/') : relOf(ref.file);
         if (matches(name) && (await once(ref.file))) {
           found++;
@@ -167,6 +172,10 @@ export async function* expandInputs(paths: string[], options: ExpandOptions): As
     }
     let found = 0;
     for await (const ref of walk(p, isExcluded)) {
+      if (ref instanceof InputError) {
+        yield ref;
+        continue;
+      }
       if (await once(ref.file)) {
         found++;
         yield ref;
@@ -182,12 +191,22 @@ async function exists(p: string): Promise<boolean> {
 
 async function hasAny(dir: string): Promise<boolean> {
   // A directory whose cases were all reached before (named twice) is not an empty directory.
-  for await (const ref of walk(dir, () => false)) return Boolean(ref);
+  for await (const ref of walk(dir, () => false)) if (!(ref instanceof InputError)) return true;
   return false;
 }
 
-async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef> {
-  for await (const file of walkFiles(dir, { accept: (name) => { const k = kindOf(name); return k !== undefined && hasLoader(k); }, skip: isExcluded })) yield { file, kind: kindOf(file)! };
+async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGenerator<InputRef | InputError> {
+  const accept = (name: string) => {
+    const k = kindOf(name);
+    return k !== undefined && hasLoader(k);
+  };
+  for await (const found of walkFiles(dir, { accept, skip: isExcluded })) {
+    if (typeof found === 'string') yield { file: found, kind: kindOf(found)! };
+    else {
+      const got = openProblem(found.error);
+      yield new InputError({ file: found.file }, 'a case file, or a symbolic link to one', `${got === 'no such file' ? 'a symbolic link to nothing' : got} (skipped)`);
+    }
+  }
 }
 
 /**

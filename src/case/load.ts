@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { walkFiles } from '../walk.js';
 import { InputError } from '../errors.js';
-import { writeFileAtomic } from '../fsutil.js';
+import { openProblem, writeFileAtomic } from '../fsutil.js';
 import { MAX_YAML_BYTES, parseYaml } from '../yamlfile.js';
 import { readSmallFile } from './fast.js';
 import { parseCase, type LoadedCase } from './parse.js';
@@ -61,7 +61,10 @@ export async function expandCasePaths(paths: string[]): Promise<string[]> {
 
 async function walkYaml(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const file of walkFiles(dir, { accept: (name) => /\.ya?ml$/.test(name) })) out.push(file);
+  for await (const found of walkFiles(dir, { accept: (name) => /\.ya?ml$/.test(name) })) {
+    if (typeof found !== 'string') throw new InputError({ file: found.file }, 'a case file, or a symbolic link to one', openProblem(found.error));
+    out.push(found);
+  }
   return out;
 }
 
@@ -83,7 +86,7 @@ export async function updateCaseFile(
     text = options.initial;
   }
   const next = applyCaseUpdates(text, file, updates);
-  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true, force: true, maxBytes: MAX_YAML_BYTES, what: 'case file' });
+  await writeFileAtomic(file, next.yaml.text, { backup: options.backup ?? true, inPlace: true, force: true, maxBytes: MAX_YAML_BYTES, what: 'case file' });
   return next;
 }
 

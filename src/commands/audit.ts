@@ -101,6 +101,8 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     import('../yamlfile.js'),
   ]);
   const rulesDir = opts.rules ?? defaultRulesDir();
+  // Hashed before it is loaded: a --rules that is not a directory is one error line here.
+  if (opts.rules !== undefined) await (await import('../fsutil.js')).requireDirectory(rulesDir, 'a rules directory');
   const versions = await readVersions(rulesDir);
   const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
   const rules = compileRules(set);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CommandContext } from './context.js';
 import { InputError, shown } from '../errors.js';
@@ -7,6 +8,14 @@ import { labMismatches, runLab } from '../lab/run.js';
 import { LAB_SCENARIOS, selectScenarios } from '../lab/scenarios.js';
 import { formatLabTable, formatLabTimes } from '../lab/table.js';
 import { writeReferenceCases } from '../lab/cases.js';
+import { requireDirectory } from '../fsutil.js';
+
+/** --out: a directory, or a new one in an existing directory; checked before any kernel is looked for or booted. */
+async function checkOutputDirectory(out: string): Promise<void> {
+  const what = 'a directory for --out (bundles, cases and console logs)';
+  if (await fs.lstat(out).then(() => true, () => false)) await requireDirectory(out, what);
+  else await requireDirectory(path.dirname(out), `${what} in an existing directory`);
+}
 
 /** `lab`: run the article's overlap fixture on real kernels under QEMU and triage the bundles. */
 export function labCommand(ctx: CommandContext): Command {
@@ -35,6 +44,7 @@ Exit codes: 0 every scenario showed what the kernel is expected to show, 1 some 
       const timeout = Number(opts.timeout);
       if (!Number.isFinite(timeout) || timeout <= 0) throw new InputError({}, '--timeout a positive number of seconds', shown(opts.timeout));
       if (opts.moduleBuild !== undefined && opts.kernel === undefined) throw new InputError({}, '--module-build together with --kernel PATH', shown('--module-build alone'));
+      await checkOutputDirectory(path.resolve(ctx.io.cwd, opts.out));
       const kernels = opts.kernel
         ? [await customKernel(path.resolve(ctx.io.cwd, opts.kernel), opts.moduleBuild === undefined ? undefined : path.resolve(ctx.io.cwd, opts.moduleBuild))]
         : await cachedKernels(ctx.io.env, opts.series);

@@ -7,7 +7,8 @@ import { kindOf, type AuditInput } from '../audit/inputs.js';
 import { judgeInput } from '../writeup/audit.js';
 import { InputError } from '../errors.js';
 import { caseFacts } from '../facts/facts.js';
-import { requireDirectory, writeFileAtomic } from '../fsutil.js';
+import { requireDirectory, writeFilesAtomic } from '../fsutil.js';
+import { escapeControls } from '../safetext.js';
 import { evaluateCase, loadRules } from '../index.js';
 import { caseUpdates, ledgerJson } from '../ledger/format.js';
 import { snakeKeys, toVerdictJson } from '../report/json.js';
@@ -85,7 +86,8 @@ export function reportCommand(ctx: CommandContext): Command {
     .action(async (caseArg: string, o: ReportOptions & { force?: boolean }) => {
       const format = formatOf(o);
       const inputs = [caseArg, o.trace, o.ops].filter((f): f is string => f !== undefined && f !== '-').map((f) => path.resolve(ctx.io.cwd, f));
-      const write = (file: string, text: string) => writeFileAtomic(file, text, { force: o.force ?? false, inputs, what: 'report' });
+      // Every target is checked before any is written: the report and its pictures are one unit.
+      const write = (files: Array<{ file: string; text: string }>) => writeFilesAtomic(files.map((f) => ({ file: f.file, text: escapeControls(f.text, { newlines: true }) })), { force: o.force ?? false, inputs, what: 'report' });
       if (format === 'markdown' && o.output === undefined) throw new InputError({}, '-o report.md for Markdown (its pictures are written beside it)', 'no -o');
       // Before the (possibly long) ledger pass: a bad output path fails at once.
       if (o.output !== undefined) await requireDirectory(path.dirname(path.resolve(ctx.io.cwd, o.output)), 'an existing directory for -o');
@@ -93,14 +95,13 @@ export function reportCommand(ctx: CommandContext): Command {
       if (format === 'html') {
         const html = formatInvestigationHtml(doc);
         if (o.output === undefined) ctx.io.stdout(html);
-        else await write(path.resolve(ctx.io.cwd, o.output), html);
+        else await write([{ file: path.resolve(ctx.io.cwd, o.output), text: html }]);
       } else {
         const out = path.resolve(ctx.io.cwd, o.output!);
         const stem = path.basename(out).replace(/\.(md|markdown)$/i, '');
         const md = formatInvestigationMarkdown(doc, stem);
         // Pictures first: the Markdown never points at a file that is not there yet.
-        for (const f of md.files) await write(path.join(path.dirname(out), f.name), f.svg);
-        await write(out, md.markdown);
+        await write([...md.files.map((f) => ({ file: path.join(path.dirname(out), f.name), text: f.svg })), { file: out, text: md.markdown }]);
       }
       if (o.output !== undefined) ctx.io.stderr(`wrote ${o.output}\n`);
       ctx.exit(0);

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CommandContext } from './context.js';
 import { readSmallFile } from '../case/load.js';
 import { InputError } from '../errors.js';
+import { withFileLock } from '../fsutil.js';
 import { loadRules } from '../index.js';
 import { parseAnswersFile } from '../triage/answers-file.js';
 import { loadQuestions } from '../triage/questions.js';
@@ -38,8 +39,10 @@ Without a terminal, pass --answers (or use audit). Exit codes as audit: 0, 1, 3 
       const questions = await loadQuestions(opts.questions);
       const answersFile = opts.answers ? path.resolve(io.cwd, opts.answers) : undefined;
       const answers = answersFile ? parseAnswersFile(await readSmallFile(answersFile, 'answers file'), opts.answers!, questions) : undefined;
-      const result = await runTriage({
-        file: path.isAbsolute(file) ? file : path.relative(io.cwd, path.resolve(io.cwd, file)) || file,
+      const shownFile = path.isAbsolute(file) ? file : path.relative(io.cwd, path.resolve(io.cwd, file)) || file;
+      // One session per case: a second run would write back answers over the first one's.
+      const result = await withFileLock(path.resolve(io.cwd, file), 'case file', () => runTriage({
+        file: shownFile,
         rules,
         questions,
         all: opts.all ?? false,
@@ -49,7 +52,7 @@ Without a terminal, pass --answers (or use audit). Exit codes as audit: 0, 1, 3 
         prompt: { input: io.stdin },
         out: io.stdout,
         color: io.color,
-      });
+      }), shownFile);
       ctx.exit(result.stopped ? 130 : await auditExitCode([result.verdict]));
     });
 }

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError, shown } from '../errors.js';
+import { openInput } from '../fsutil.js';
 import type { KernelTraits } from './scenarios.js';
 
 /** A kernel image the lab can boot. */
@@ -115,8 +116,30 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
  * A user's own image for `--kernel PATH`; its release is taken from a `vmlinuz-RELEASE` name.
  * With `moduleBuild` (a directory holding krtfix.ko built for that kernel) the module scenarios run too.
  */
+/**
+ * What QEMU's -kernel boots on x86_64: a bzImage (the boot protocol's "HdrS" at 0x202) or an ELF
+ * vmlinux. Anything else is refused here, before a boot: a device would never end, a regular
+ * file of another kind would only time out.
+ */
+async function checkKernelImage(image: string): Promise<void> {
+  const expected = 'a bootable x86_64 kernel image (bzImage/vmlinuz, or an ELF vmlinux)';
+  const { handle } = await openInput(image, 'kernel image').catch((err: unknown) => {
+    if (err instanceof InputError) throw new InputError({ file: image }, expected, err.got, { cause: err });
+    throw err;
+  });
+  try {
+    const head = Buffer.alloc(0x206);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const bzImage = bytesRead >= 0x206 && head.toString('latin1', 0x202, 0x206) === 'HdrS';
+    const elf = bytesRead >= 4 && head.toString('latin1', 0, 4) === '\x7fELF';
+    if (!bzImage && !elf) throw new InputError({ file: image }, expected, bytesRead < 4 ? `${bytesRead} bytes` : 'a file with neither the boot header (HdrS at 0x202) nor ELF magic');
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function customKernel(image: string, moduleBuild?: string): Promise<LabKernel> {
-  if (!(await exists(image))) throw new InputError({ file: image }, 'a bootable x86_64 kernel image (bzImage/vmlinuz)', 'no such file');
+  await checkKernelImage(image);
   const base = path.basename(image);
   const release = base.startsWith('vmlinuz-') ? base.slice('vmlinuz-'.length) : base;
   const k: LabKernel = { series: 'custom', release, image: path.resolve(image) };

@@ -3,7 +3,10 @@ import type { Hint } from './hints.js';
 import { formatAccounting, formatValue } from './text.js';
 import { sourceLink } from './sources.js';
 
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** Text from a case as Markdown text: its HTML shown, never rendered (as the HTML report escapes it). */
+export const markdownText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const text = markdownText;
+const cell = (s: string) => text(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown audit report: a summary table, then one section per case. Pure. */
 export function formatMarkdown(verdicts: CaseVerdict[], hints: ReadonlyMap<CaseVerdict, readonly Hint[]> = new Map()): string {
@@ -34,19 +37,19 @@ export function markdownSection(v: CaseVerdict, hints: readonly Hint[] = []): st
       out.push(`| \`${f.rule}\` | ${f.verdict ?? 'warning'} | ${link ? `[${cell(f.source)}](${link})` : cell(f.source)} | ${cell(facts)} |`);
     }
     out.push('');
-    for (const f of v.findings) out.push(`- **${f.rule}**: ${f.explanation}${f.accepted !== undefined ? ` *Accepted: ${cell(f.accepted)}*` : ''}`);
+    for (const f of v.findings) out.push(`- **${f.rule}**: ${text(f.explanation)}${f.accepted !== undefined ? ` *Accepted: ${cell(f.accepted)}*` : ''}`);
     out.push('');
   }
   if (v.not_applied?.length) out.push(`**Not applied until known:** ${v.not_applied.map((n) => `\`${n.rule}\` (${n.until.join(', ')})`).join('; ')}`, '');
   out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
-  for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${c.because}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
-  if (v.missing.length) out.push('', `**Missing:** ${v.missing.join(', ')}`);
+  for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${text(c.because)}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
+  if (v.missing.length) out.push('', `**Missing:** ${text(v.missing.join(', '))}`);
   if (v.possible.length > 1) out.push('', `**Still possible:** ${v.possible.map((p) => `\`${p}\``).join(', ')}`);
   if (hints.length) {
     out.push('', '**Collect:**', '');
     for (const h of hints) out.push(`- \`${h.fact}\``, '', '  ```sh', ...h.lines.map((l) => `  ${l}`), '  ```');
   }
-  out.push('', `**Next:** ${v.next}`);
+  out.push('', `**Next:** ${text(v.next)}`);
   return out.join('\n');
 }
 

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, promises as fs, statSync } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from '../cli/helpers.js';
+import { ROOT } from '../cli/helpers.js';
+import { checkRow, put, run, type Row } from './harness.js';
 
 /**
  * Issue 13, one row per failure class, through the CLI: the exit code, one line on stderr with
@@ -12,7 +12,6 @@ import { BIN, ROOT } from '../cli/helpers.js';
  * (the run is killed after WATCHDOG_MS and the row fails as a hang), and every file in the
  * row's directory byte-identical afterwards unless the row names it as an output.
  */
-const WATCHDOG_MS = 20_000;
 const GOOD = 'format: kretprobe-case/v1\nid: good\nprobe: { target: f, registration: { result: EINVAL } }\n';
 const BUNDLE = path.join(ROOT, 'test/fixtures/bundles/adequate-r8');
 const TRACE = path.join(ROOT, 'test/fixtures/ledger/fixture-r2.trace.txt');
@@ -26,72 +25,12 @@ afterAll(async () => {
   await fs.rm(base, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  hung: boolean;
-}
-
-function run(args: string[], cwd: string, stdout?: number): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
-    input: '',
-    encoding: 'utf8',
-    timeout: WATCHDOG_MS,
-    killSignal: 'SIGKILL',
-    maxBuffer: 64 * 1024 * 1024,
-    ...(stdout !== undefined ? { stdio: ['pipe', stdout, 'pipe'] as const } : {}),
-  });
-  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', hung: r.signal === 'SIGKILL' };
-}
-
-/** sha256 of every regular file, the kind of everything else, under `dir` (links not followed). */
-async function tree(dir: string, rel = ''): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
-    const r = path.join(rel, e.name);
-    const full = path.join(dir, r);
-    if (e.isDirectory()) for (const [k, v] of await tree(dir, r)) out.set(k, v);
-    else if (e.isFile()) {
-      const st = await fs.stat(full);
-      out.set(r, `${createHash('sha256').update(await fs.readFile(full)).digest('hex')} ${(st.mode & 0o777).toString(8)}`);
-    } else if (e.isSymbolicLink()) out.set(r, `link -> ${await fs.readlink(full)}`);
-    else out.set(r, e.isFIFO() ? 'fifo' : 'other');
-  }
-  return out;
-}
-
-async function put(dir: string, rel: string, content: string | Buffer, mode?: number): Promise<void> {
-  const file = path.join(dir, rel);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, content);
-  if (mode !== undefined) await fs.chmod(file, mode);
-}
 const fifo = async (dir: string, rel: string) => {
   await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
   expect(spawnSync('mkfifo', [path.join(dir, rel)]).status).toBe(0);
 };
 const copyDir = (from: string, to: string) => fs.cp(from, to, { recursive: true });
 const answersFor = (dir: string, text: string) => put(dir, 'a.yaml', text);
-
-interface Row {
-  name: string;
-  setup?: (dir: string) => Promise<void>;
-  args: string[];
-  code: number;
-  /** The one stderr line (default: exactly one line, matching). */
-  stderr?: RegExp;
-  notStderr?: RegExp;
-  /** Files the run may create or change (relative). */
-  changes?: string[];
-  /** Extra check after the run. */
-  after?: (dir: string, r: Run) => Promise<void> | void;
-  /** stderr may hold several lines (warnings); each is checked for a stack trace only. */
-  manyLines?: boolean;
-  stdoutTo?: string;
-}
 
 const ROWS: Row[] = [
   // --- hangs and unbounded memory ----------------------------------------------------------
@@ -188,34 +127,7 @@ const ROWS: Row[] = [
 ];
 
 describe('issue 13: every failure class through the CLI', () => {
-  it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
-    const dir = await fs.mkdtemp(path.join(base, 'row-'));
-    await row.setup?.(dir);
-    const before = await tree(dir);
-    const fd = row.stdoutTo ? openSync(row.stdoutTo, 'w') : undefined;
-    let r: Run;
-    try {
-      r = run(row.args, dir, fd);
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-    expect(r.hung, 'the watchdog had to kill the run').toBe(false);
-    if (row.code >= 0) expect(r.code).toBe(row.code);
-    else expect([0, 1, 3]).toContain(r.code);
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    expect(r.stderr).not.toMatch(/internal error/);
-    if (row.stderr) {
-      const lines = r.stderr.trim().split('\n');
-      if (!row.manyLines) expect(lines).toHaveLength(1);
-      expect(r.stderr.trim()).toMatch(row.stderr);
-    }
-    if (row.notStderr) expect(r.stderr).not.toMatch(row.notStderr);
-    const after = await tree(dir);
-    const allowed = new Set(row.changes ?? []);
-    for (const [k, v] of before) if (!allowed.has(k)) expect(after.get(k), `${k} changed`).toBe(v);
-    for (const k of after.keys()) if (!allowed.has(k)) expect(before.has(k), `${k} was created`).toBe(true);
-    await row.after?.(dir, r);
-  }, 60_000);
+  it.each(ROWS.map((r) => [r.name, r] as const))('%s', (_, row) => checkRow(base, row), 60_000);
 });
 
 /** The fast YAML path and the positioned one: an unrelated anchor must not change the outcome. */

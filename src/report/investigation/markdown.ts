@@ -1,5 +1,6 @@
 import type { Block, Inline, InvestigationDocument } from './document.js';
 import { shown } from './values.js';
+import { markdownText } from '../markdown.js';
 
 /**
  * The investigation report as Markdown: the same sections as the HTML, tables as tables and the
@@ -18,7 +19,8 @@ function inline(x: Inline): string {
   if (typeof x === 'string') return x;
   if ('strong' in x) return `**${x.strong.map(inline).join('')}**`;
   if ('code' in x) return `\`${x.code}\``;
-  return shown(x);
+  // A value from the case: its HTML shown as text, as the HTML report does.
+  return markdownText(shown(x));
 }
 const inlines = (xs: Inline[]): string => xs.map(inline).join('');
 
