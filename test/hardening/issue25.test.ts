@@ -129,9 +129,10 @@ const ROWS: Row[] = [
   },
   {
     name: 'report -o r.md with one picture already there writes nothing',
-    setup: async (d) => { await put(d, 'c.yaml', GOOD); await put(d, 'r.durations.svg', '<svg/>\n'); },
+    // A case whose report draws its accounting identity (a chart with nothing to draw is left out).
+    setup: async (d) => { await put(d, 'c.yaml', await fs.readFile(path.join(ROOT, 'cases/kernel-notes/r2-constrained.yaml'), 'utf8')); await put(d, 'r.identity.svg', '<svg/>\n'); },
     args: ['report', 'c.yaml', '-o', 'r.md'], code: 2,
-    stderr: /r\.durations\.svg: expected a new file for the report \(or --force to replace it\); got an existing file \(nothing written\)$/,
+    stderr: /r\.identity\.svg: expected a new file for the report \(or --force to replace it\); got an existing file \(nothing written\)$/,
   },
   {
     name: 'silent wrong answer 5: symlinked cases in a batch are followed once, loops guarded, a dangling one named',
