@@ -107,6 +107,15 @@ export function bareEventName(name: string): string {
 
 /** The unit of the last stamp read by stampBytes, in ns (1000 for 6 fraction digits). */
 let stampUnitNs = 1;
+/** The last stamp read by stampBytes: whole seconds and nanoseconds apart, both exact. */
+let stampSec = 0;
+let stampFracNs = 0;
+
+/**
+ * The most seconds a kernel stamp can show: a u64 of nanoseconds (trace_clock local, mono and
+ * boot all are), about 584 years.
+ */
+export const MAX_STAMP_SEC = 18_446_744_073;
 
 function stampBytes(b: Uint8Array, from: number, to: number): number {
   let sec = 0;
@@ -118,7 +127,7 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
     sec = sec * 10 + (c - DIGIT0);
     any = true;
   }
-  if (!any || i >= to || b[i] !== 46 /* . */) return -1;
+  if (!any || i >= to || b[i] !== 46 /* . */ || sec > MAX_STAMP_SEC) return -1;
   i++;
   let frac = 0;
   let digits = 0;
@@ -132,18 +141,28 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
   let scale = 1;
   for (let d = digits; d < 9; d++) scale *= 10;
   stampUnitNs = scale;
-  const ns = sec * 1e9 + frac * scale;
-  return Number.isSafeInteger(ns) ? ns : -1;
+  stampSec = sec;
+  stampFracNs = frac * scale;
+  // Past 2^53 ns (about 104 days of uptime) this is the nearest double: the exact stamp is
+  // stampSec and stampFracNs, which the ledger reads (src/ledger/clock.ts).
+  return sec * 1e9 + stampFracNs;
 }
 
 /**
  * Convert a `seconds.fraction` stamp to integer nanoseconds without going through a float
  * (`3.995828` is not exact in binary). Accepts 1–9 fraction digits (ftrace prints 6, `perf
- * script --ns` prints 9). Returns -1 when the text is not such a stamp.
+ * script --ns` prints 9). Returns -1 when the text is not such a stamp; past 2^53 ns the
+ * nearest double (stampParts is exact).
  */
 export function stampToNs(text: string): number {
   const b = Buffer.from(text, 'latin1');
   return stampBytes(b, 0, b.length);
+}
+
+/** A `seconds.fraction` stamp as whole seconds and nanoseconds, both exact; undefined when not a stamp. */
+export function stampParts(text: string): { sec: number; ns: number; unitNs: number } | undefined {
+  const b = Buffer.from(text, 'latin1');
+  return stampBytes(b, 0, b.length) < 0 ? undefined : { sec: stampSec, ns: stampFracNs, unitNs: stampUnitNs };
 }
 
 function problem(expected: string, line: string): TraceUnparsed {
@@ -170,7 +189,11 @@ export interface TraceScan {
   /** -1 when the line shows none. */
   tgid: number;
   cpu: number;
+  /** The stamp in ns: past 2^53 (about 104 days of uptime) the nearest double; `sec` and `fracNs` are exact. */
   tsNs: number;
+  /** The stamp's whole seconds and its nanoseconds, apart (exact over the whole u64 range). */
+  sec: number;
+  fracNs: number;
   /** The stamp's unit in ns: the record happened in [tsNs, tsNs + resNs) (1000 for ftrace's microseconds). */
   resNs: number;
   /** SCAN_LOST: the number of lost events. */
@@ -189,7 +212,7 @@ export interface TraceScan {
 
 /** The shared scan state (valid until the next scan). */
 export const traceScan: TraceScan = {
-  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, resNs: 1, lost: 0,
+  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, sec: 0, fracNs: 0, resNs: 1, lost: 0,
   commStart: 0, commEnd: 0, evStart: 0, evEnd: 0, bodyStart: 0, arrow: -1, close: 0, end: 0, expected: '',
 };
 
@@ -352,6 +375,8 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   }
   if (tsNs < 0) return scanProblem('a timestamp "seconds.fraction:" after the CPU column');
   st.tsNs = tsNs;
+  st.sec = stampSec;
+  st.fracNs = stampFracNs;
   st.resNs = stampUnitNs;
 
   while (p < end && isBlank(b[p]!)) p++;

@@ -12,11 +12,29 @@ export function formatNs(ns: number): string {
   return `${(ns / 1e9).toPrecision(4)} s`;
 }
 
-/** A timestamp as the kernel prints it: seconds.micro(nano)seconds. */
-export function formatStamp(ns: number): string {
+/** A timestamp as the kernel prints it: seconds.micro(nano)seconds (exact from decimal text or a bigint past 2^53). */
+export function formatStamp(ns: number | bigint | string): string {
+  if (typeof ns !== 'number') {
+    const t = BigInt(ns);
+    return `${t / 1_000_000_000n}.${String(t % 1_000_000_000n).padStart(9, '0')}`;
+  }
   const s = Math.floor(ns / 1e9);
   const frac = String(ns - s * 1e9).padStart(9, '0');
   return `${s}.${frac}`;
+}
+
+/** A time of the result exactly: the number, or past 2^53 its exact value (LedgerResult.exactNs) as a bigint. */
+function exactTime(r: LedgerReport['result'], name: string, ns: number): number | bigint {
+  const e = r.exactNs?.[name];
+  return e === undefined ? ns : BigInt(e);
+}
+
+/**
+ * A time for the case, which holds whole numbers up to 2^53 (its schema's integers are a double's
+ * exact ones): past that, undefined, so the field is removed rather than written rounded.
+ */
+function caseTime(r: LedgerReport['result'], name: string, ns: number): number | undefined {
+  return r.exactNs?.[name] === undefined || Number.isSafeInteger(ns) ? ns : undefined;
 }
 
 export interface LedgerView {
@@ -159,11 +177,11 @@ export function formatLedgerText(view: LedgerView): string {
   lines.push(`  returns without entry ${p.returnsWithoutEntry}, entries without return ${p.entriesWithoutReturn}${p.closedByCompletion > 0 ? ` (${p.closedByCompletion} closed when their operation completed)` : ''}, duplicate instance ids ${p.duplicateInstances}, out-of-order records ${p.unsortedRecords}${p.ambiguousOpMatches > 0 ? `, ambiguous operation matches ${p.ambiguousOpMatches}` : ''}`);
   lines.push('');
   const hw = r.highWater;
-  const where = (h: HighWater): string => (h.atNs === undefined ? '' : ` first at ${formatStamp(h.atNs)} s (${view.traceName}:${h.line})`);
+  const where = (h: HighWater, name: string): string => (h.atNs === undefined ? '' : ` first at ${formatStamp(exactTime(r, name, h.atNs))} s (${view.traceName}:${h.line})`);
   const eff = view.effectiveMaxactive;
-  lines.push(`in flight: admitted instances outstanding at once ${showMark(hw)}${where(hw)}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
+  lines.push(`in flight: admitted instances outstanding at once ${showMark(hw)}${where(hw, 'highWaterAtNs')}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
   if (r.semantics === 'event') lines.push('  admitted counts calls whose return was seen; an entry event alone may be a miss');
-  if (r.demand !== undefined) lines.push(`  demand (calls entered at once, from entry events, admitted or missed) ${showMark(r.demand)}${where(r.demand)}`);
+  if (r.demand !== undefined) lines.push(`  demand (calls entered at once, from entry events, admitted or missed) ${showMark(r.demand)}${where(r.demand, 'demandAtNs')}`);
   lines.push('');
   const d = r.durations;
   const from = r.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs';
@@ -224,10 +242,10 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
   const u: Record<string, unknown> = {};
   // A floor when not exact: every rule that reads it asks "at least".
   u['concurrency.observed_high_water'] = r.highWater.value;
-  if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = r.highWater.atNs;
+  if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = caseTime(r, 'highWaterAtNs', r.highWater.atNs);
   if (r.demand !== undefined) {
     u['concurrency.observed_demand_high_water'] = r.demand.value;
-    if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = r.demand.atNs;
+    if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = caseTime(r, 'demandAtNs', r.demand.atNs);
   }
   if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;

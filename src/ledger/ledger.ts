@@ -70,6 +70,8 @@ export interface LedgerOptions {
    * its submit time (the reader's reorder bound goes here).
    */
   opsOrderExpected?: string | undefined;
+  /** How a time of the builder (ns from the reader's origin, clock.ts) is shown in a message; default as it is. */
+  showNs?: ((ns: number) => string) | undefined;
   /** Where warnings about single records go (file line, expected, got). */
   warn?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => void) | undefined;
 }
@@ -226,6 +228,11 @@ export interface LedgerResult {
   durationsFrom: 'eligible-operations' | 'all-pairs';
   counters: { nmissedDelta: number | undefined; source: 'given' | 'probe-records' | 'none'; epochs: string[] };
   window: { firstNs: number | undefined; lastNs: number | undefined; stopNs: number | undefined };
+  /**
+   * Each time of the result (window and marks) as exact decimal ns, present only when one is past
+   * 2^53 ns (about 104 days of uptime), where the numbers above are the nearest doubles.
+   */
+  exactNs?: Record<string, string> | undefined;
   identity: Identity | undefined;
 }
 
@@ -314,6 +321,10 @@ export class LedgerBuilder {
     if (this.hasOps) this.pending = this.pullOp();
   }
 
+  private show(ns: number): string {
+    return this.opts.showNs !== undefined ? this.opts.showNs(ns) : String(ns);
+  }
+
   private warn(source: 'ops' | 'trace', line: number, expected: string, got: string): void {
     this.opts.warn?.(source, line, expected, got);
   }
@@ -339,7 +350,7 @@ export class LedgerBuilder {
       // Records of its task since submit_ns were already bound elsewhere or called foreign:
       // continuing would give a wrong classification, so refuse.
       const expected = this.opts.opsOrderExpected ?? 'operations in submit_ns order';
-      const got = `submit_ns ${rec.submitNs} after the trace had passed ${this.seenUpTo - 1}`;
+      const got = `submit_ns ${this.show(rec.submitNs)} after the trace had passed ${this.show(this.seenUpTo - 1)}`;
       if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
       throw new Error(`ops line ${rec.line}: expected ${expected}; got ${got}`);
     }
@@ -448,7 +459,7 @@ export class LedgerBuilder {
       this.unsorted++;
       if (this.firstUnsorted === undefined) {
         this.firstUnsorted = line;
-        this.warn('trace', line, 'records in time order (pairing and operation matching assume it)', `${ts} after ${this.maxNs}`);
+        this.warn('trace', line, 'records in time order (pairing and operation matching assume it)', `${this.show(ts)} after ${this.show(this.maxNs)}`);
       }
       return;
     }

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, ROOT } from '../cli/helpers.js';
+
+/**
+ * Issue 25's silent wrong answers, each a reference input (test/fixtures/ledger/truths/) with its
+ * truth worked out by hand in the comment above its test, run through the CLI: exit code, stderr
+ * (one line when there is one), the truth, and the input files unchanged.
+ */
+const FIX = path.join(ROOT, 'test/fixtures/ledger/truths');
+const fx = (name: string) => path.join(FIX, name);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-ledger-truths-'));
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function sha(file: string): Promise<string> {
+  return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+}
+
+/** Run `ledger` over fixtures, checking that they are left as they were. */
+async function ledger(args: string[]) {
+  const files = args.filter((a) => a.startsWith(FIX));
+  const before = await Promise.all(files.map(sha));
+  const r = cli(['ledger', ...args]);
+  expect(await Promise.all(files.map(sha))).toEqual(before);
+  return r;
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('1. stamps past 2^53 ns (uptime over 104 days) stay exact', () => {
+  // Two cat tasks enter pipe_read at 9,100,000.995828 and .995900 s and return at 9,100,001.000001
+  // and .000003 s; each inside its operation. Truth: 2 returned, balanced, both calls open at once
+  // first at the second entry, durations 4,173 µs and 4,103 µs.
+  it('reads ftrace stamps of 9,100,000 s without refusing or dropping a record', async () => {
+    const r = await ledger(['--ops', fx('uptime-105d.ops.jsonl'), '--trace', fx('uptime-105d.trace.txt'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out.ops.classification).toEqual({ returned: 2, in_flight_at_stop: 0, completed_without_return: 0, filtered: 0, no_probe_evidence: 0 });
+    expect(out.identity.balanced).toBe(true);
+    expect(out.high_water).toMatchObject({ value: 2, exact: true, line: 2 });
+    expect(out.durations).toMatchObject({ count: 2, min_ns: 4_103_000, max_ns: 4_173_000 });
+    expect(out.exact_ns).toEqual({
+      first_ns: '9100000995828000',
+      last_ns: '9100001000003000',
+      stop_ns: '9100001000003000',
+      high_water_at_ns: '9100000995900000',
+      demand_at_ns: '9100000995900000',
+    });
+  });
+
+  // probe.jsonl and ops.jsonl at 18,000,000,000.123456789 s (570 years, near the u64 end): one call of
+  // 1 ns inside its operation. Truth: returned 1, duration 1 ns, the entry time exact to the ns.
+  it('reads 20-digit ts_ns, submit_ns and --capture-stop-ns exactly', async () => {
+    const r = await ledger(['--ops', fx('uptime-570y.ops.jsonl'), '--trace', fx('uptime-570y.probe.jsonl'), '--capture-stop-ns', '18000000000123456999', '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out.ops.classification.returned).toBe(1);
+    expect(out.durations).toMatchObject({ count: 1, max_ns: 1 });
+    expect(out.exact_ns).toMatchObject({ first_ns: '18000000000123456789', last_ns: '18000000000123456790', stop_ns: '18000000000123456999' });
+  });
+
+  // The case's integers stop at 2^53: the peak's time is left out rather than written rounded (a
+  // stale one removed), the counts go in.
+  it('writes the counts into the case and leaves out a peak time it cannot hold', async () => {
+    const c = path.join(dir, 'long.yaml');
+    await fs.writeFile(c, 'format: kretprobe-case/v1\nid: long-uptime\nconcurrency:\n  observed_high_water_at_ns: 12\n');
+    const r = await ledger(['--ops', fx('uptime-105d.ops.jsonl'), '--trace', fx('uptime-105d.trace.txt'), '--case', c]);
+    expect(r.code).toBe(0);
+    const text = await fs.readFile(c, 'utf8');
+    expect(text).toMatch(/observed_high_water: 2\n/);
+    expect(text).toMatch(/returns: 2\n/);
+    expect(text).not.toMatch(/_at_ns/);
+  });
+
+  it('refuses, in one line, a record further from the first than the time line holds, rather than drop it', async () => {
+    const t = path.join(dir, 'far.jsonl');
+    await fs.writeFile(t, '{"ev":"entry","inst":"a","task":1,"ts_ns":1000}\n{"ev":"return","inst":"a","task":1,"ts_ns":18000000000123456790}\n');
+    const r = await ledger(['--trace', t]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(/far\.jsonl:2: expected "ts_ns": times within 92 days after the first/);
+  });
+});
