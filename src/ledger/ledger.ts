@@ -339,9 +339,10 @@ export class LedgerBuilder {
     return op;
   }
 
-  private activate(rec: OpRecord): void {
+  /** `stopNs`: the capture stop when none was given (at the end, the last record's time). */
+  private activate(rec: OpRecord, stopNs?: number): void {
     const start = this.opts.captureStartNs;
-    const stop = this.opts.captureStopNs;
+    const stop = this.opts.captureStopNs ?? stopNs;
     if ((start !== undefined && rec.doneNs !== null && rec.doneNs < start) || (stop !== undefined && rec.submitNs > stop)) {
       this.outside++;
       return;
@@ -683,8 +684,11 @@ export class LedgerBuilder {
     const lastNs = this.maxNs === -Infinity ? undefined : this.maxNs;
     const stopNs = this.opts.captureStopNs ?? lastNs ?? Infinity;
     if (this.hasOps) {
+      // Operations not yet reached: submitted after the last record (or the stop given) are outside
+      // the window, since a record of theirs would have reached them (ledger-format.md).
+      const lateStop = stopNs === Infinity ? undefined : stopNs;
       while (this.pending !== undefined) {
-        this.activate(this.pending);
+        this.activate(this.pending, lateStop);
         this.pending = this.pullOp();
       }
       for (const st of [...this.activeById.values()]) this.retire(st, stopNs);

@@ -95,3 +95,28 @@ describe('1. stamps past 2^53 ns (uptime over 104 days) stay exact', () => {
     expect(oneLine(r.stderr)).toMatch(/far\.jsonl:2: expected "ts_ns": times within 92 days after the first/);
   });
 });
+
+describe('2. an operation submitted after the last record is outside the window', () => {
+  // Operation a (task 1) is submitted at 1.000005 s and gets its entry at 1.000010 and return at
+  // 1.000020 s, the last record. Operation late (task 2) is submitted at 1.000040 s, after the
+  // last record, which is the default capture stop. Truth: 1 eligible operation, returned; late is
+  // outside the window, not an operation without probe evidence.
+  it.each([['late.trace.txt'], ['late.probe.jsonl']])('does not count it as no probe evidence (%s)', async (trace) => {
+    const r = await ledger(['--ops', fx('late.ops.jsonl'), '--trace', fx(trace), '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out.ops).toMatchObject({ total: 2, eligible: 1, outside_window: 1 });
+    expect(out.ops.classification).toMatchObject({ returned: 1, no_probe_evidence: 0 });
+  });
+
+  it('keeps a fully observed case fully observed through ledger --case and audit', async () => {
+    const c = path.join(dir, 'late.yaml');
+    await fs.copyFile(fx('late.case.yaml'), c);
+    const r = await ledger(['--ops', fx('late.ops.jsonl'), '--trace', fx('late.probe.jsonl'), '--case', c]);
+    expect(r.code).toBe(0);
+    const a = cli(['audit', c, '--format', 'json']);
+    expect(a.code).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({ verdict: 'fully-observed' });
+  });
+});
