@@ -221,6 +221,11 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     problems.add(p);
   };
 
+  // Without event names, the body's shape says entry or return, so every probe in the trace
+  // counts: another function's return would close a call of this one. The records must then be
+  // of one function and one event of each kind, or the run is refused (issue 25).
+  const bind = events.entryEvent === undefined && events.returnEvent === undefined ? new ProbeBinding() : undefined;
+
   let lastLine = 0;
   const scratch: ProbeRecord = { ev: 'entry', tsNs: 0, task: -1, inst: undefined, op: undefined, line: 0 };
   const splitter = await forEachLine(
@@ -260,6 +265,10 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
       }
       const k = scanTraceBytes(b, start, end, events);
       if (k === SCAN_ENTRY || k === SCAN_RETURN) {
+        if (bind !== undefined) {
+          const other = bind.check(b, k, no);
+          if (other !== undefined) throw new InputError({ file: traceName, line: no }, 'the records of one probed function, with one entry and one return event (name them with --entry-event and --return-event)', other);
+        }
         const ts = clock.rel(traceScan.sec, traceScan.fracNs);
         if (ts !== ts) throw new InputError({ file: traceName, line: no }, `a stamp ${CLOCK_RANGE_EXPECTED}`, `${traceScan.sec}.${String(traceScan.fracNs).padStart(9, '0')}`);
         if (builder === undefined) {
@@ -364,4 +373,64 @@ function absoluteTimes(r: LedgerResult, clock: Clock): LedgerResult {
   r.highWater.atNs = abs(r.highWater.atNs);
   if (r.demand !== undefined) r.demand.atNs = abs(r.demand.atNs);
   return r;
+}
+
+/** A byte range copied out of a line, with the line it came from. */
+interface Seen {
+  bytes: Buffer;
+  line: number;
+}
+
+/**
+ * The probe of a trace read without event names: the first entry event, the first return event
+ * and (ftrace text, which prints symbols) the first probed function. A record of another one is
+ * named, so that the reader can refuse the trace rather than pair across functions. perf script
+ * prints addresses, an entry's at the probe's offset, so there only the event names are compared.
+ */
+class ProbeBinding {
+  private entryEvent: Seen | undefined;
+  private returnEvent: Seen | undefined;
+  private func: Seen | undefined;
+
+  /** The record just scanned (SCAN_ENTRY or SCAN_RETURN, `traceScan`): undefined if it is of the probe, else what it is instead. */
+  check(b: Buffer, kind: number, line: number): string | undefined {
+    const st = traceScan;
+    const ret = kind === SCAN_RETURN;
+    const ev = ret ? this.returnEvent : this.entryEvent;
+    if (ev === undefined) {
+      const seen = { bytes: Buffer.from(b.subarray(st.evStart, st.evEnd)), line };
+      if (ret) this.returnEvent = seen;
+      else this.entryEvent = seen;
+    } else if (!same(b, st.evStart, st.evEnd, ev.bytes)) {
+      return `${ret ? 'return' : 'entry'} event ${quote(b, st.evStart, st.evEnd)} besides ${quote(ev.bytes, 0, ev.bytes.length)} (line ${ev.line})`;
+    }
+    if (st.source !== 'ftrace') return undefined;
+    // ftrace: `(caller+off/size <- func)` for a return, `(func+off/size)` for an entry.
+    let from: number;
+    let to: number;
+    if (ret) {
+      from = st.arrow + 4;
+      to = st.close;
+    } else {
+      from = st.bodyStart + 1;
+      to = from;
+      while (to < st.close && b[to] !== 43 /* + */) to++;
+    }
+    while (from < to && (b[from] === 32 || b[from] === 9)) from++;
+    while (to > from && (b[to - 1] === 32 || b[to - 1] === 9)) to--;
+    const f = this.func;
+    if (f === undefined) this.func = { bytes: Buffer.from(b.subarray(from, to)), line };
+    else if (!same(b, from, to, f.bytes)) return `a ${ret ? 'return' : 'entry'} of ${quote(b, from, to)} besides ${quote(f.bytes, 0, f.bytes.length)} (line ${f.line})`;
+    return undefined;
+  }
+}
+
+function same(b: Buffer, from: number, to: number, want: Buffer): boolean {
+  if (to - from !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (b[from + i] !== want[i]) return false;
+  return true;
+}
+
+function quote(b: Buffer, from: number, to: number): string {
+  return shown(b.toString('utf8', from, Math.min(to, from + 80)));
 }

@@ -120,3 +120,35 @@ describe('2. an operation submitted after the last record is outside the window'
     expect(JSON.parse(a.stdout)).toMatchObject({ verdict: 'fully-observed' });
   });
 });
+
+describe('3. another function\'s return never closes a call', () => {
+  // Three operations; tasks 1 and 2 enter pipe_read (gate_entry) and return (gate); task 3 enters
+  // pipe_read and never returns, but a return probe on vfs_write (r_vfs_write) fires on task 3.
+  // Truth: returned 2, task 3's call open (in flight at stop: its operation never completed).
+  it('refuses, in one line, a trace with several return events when none is named', async () => {
+    const r = await ledger(['--ops', fx('other-return.ops.jsonl'), '--trace', fx('other-return.trace.txt')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r.stderr)).toMatch(/other-return\.trace\.txt:6: expected the records of one probed function.*--entry-event and --return-event.*; got return event "r_vfs_write" besides "gate" \(line 4\)/);
+  });
+
+  it('gives the truth when the events are named', async () => {
+    const r = await ledger(['--ops', fx('other-return.ops.jsonl'), '--trace', fx('other-return.trace.txt'), '--entry-event', 'gate_entry', '--return-event', 'gate', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.ops.classification).toMatchObject({ returned: 2, in_flight_at_stop: 1 });
+    expect(out.identity.balanced).not.toBe(true);
+    expect(out.other_events).toBe(1);
+  });
+
+  it('refuses an entry of another function under one event name shape', async () => {
+    const t = path.join(dir, 'two-funcs.txt');
+    await fs.writeFile(t, [
+      '             cat-1     [001] .....     1.000010: p_pipe_read: (pipe_read+0x4/0x470)',
+      '             cat-1     [001] .....     1.000015: r_pipe_read: (ksys_write+0x8f/0xf0 <- vfs_write) arg1=0',
+    ].join('\n') + '\n');
+    const r = await ledger(['--trace', t]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(/two-funcs\.txt:2: .*got a return of "vfs_write" besides "pipe_read" \(line 1\)/);
+  });
+});
