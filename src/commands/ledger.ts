@@ -4,7 +4,7 @@ import type { CommandContext } from '../cli.js';
 import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';
-import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
+import { caseUpdates, contradictionLine, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { fileChunks } from '../ledger/lines.js';
@@ -134,6 +134,9 @@ export function ledgerCommand(ctx: CommandContext): Command {
       else if (opts.format === 'markdown') ctx.io.stdout((await import('../report/markdown.js')).formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
-      ctx.exit(0);
+      // Impossible figures are flagged, never smoothed: one line, exit 1 (the report and the case say which).
+      const contradiction = contradictionLine(report);
+      if (contradiction !== undefined) ctx.io.stderr(`${contradiction}\n`);
+      ctx.exit(contradiction === undefined ? 0 : 1);
     });
 }

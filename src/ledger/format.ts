@@ -119,8 +119,10 @@ export function figureKinds(report: LedgerReport): { exact: string[]; bounds: st
   const r = report.result;
   const exact: string[] = [];
   const bounds: string[] = [];
+  // A figure a contradiction touches is a bound whatever its own count says.
+  const touched = (r.contradictions ?? []).flatMap((c) => c.affects);
   const put = (name: string, isExact: boolean): void => {
-    (isExact ? exact : bounds).push(name);
+    (isExact && !touched.some((a) => a === name || name.startsWith(`${a}.`)) ? exact : bounds).push(name);
   };
   put('high_water', r.highWater.exact);
   if (r.demand !== undefined) put('demand', r.demand.exact);
@@ -200,6 +202,11 @@ export function formatLedgerText(view: LedgerView): string {
   }
   for (const w of coverageWarnings(view)) lines.push(`  warning: ${w}`);
   const kinds = figureKinds(report);
+  if (r.contradictions !== undefined) {
+    lines.push('');
+    lines.push(`CONTRADICTIONS: ${r.contradictions.length} (the figures they touch are bounds, not exact)`);
+    for (const c of r.contradictions) lines.push(`  ${c.id}: ${c.detail}; touches ${c.affects.join(', ')}`);
+  }
   lines.push('');
   lines.push(`exact: ${kinds.exact.join(', ') || 'none'}`);
   lines.push(`bounds: ${kinds.bounds.join(', ') || 'none'}`);
@@ -248,6 +255,8 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
     if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = caseTime(r, 'demandAtNs', r.demand.atNs);
   }
   if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
+  // What the records contradict, for the verdict's contradiction findings; a rerun without any clears it.
+  u['ledger.contradictions'] = r.contradictions === undefined ? undefined : r.contradictions.map((c) => c.id);
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
   u['ledger.returns_without_entry'] = r.pairing.returnsWithoutEntry;
   // Only the kernel's trace text marks what its ring buffer overwrote; elsewhere a zero would be a guess.
@@ -278,4 +287,11 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
     u['latency.max_ns'] = d.maxNs;
   }
   return u;
+}
+
+/** One line naming the contradictions of a run (the ledger command's stderr, and its exit 1). */
+export function contradictionLine(report: LedgerReport): string | undefined {
+  const c = report.result.contradictions;
+  if (c === undefined) return undefined;
+  return `ledger: ${c.length} contradiction(s) in the records: ${c.map((x) => `${x.id} (${x.detail})`).join('; ')}; the figures they touch are given as bounds`;
 }

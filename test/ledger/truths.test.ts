@@ -152,3 +152,63 @@ describe('3. another function\'s return never closes a call', () => {
     expect(oneLine(r.stderr)).toMatch(/two-funcs\.txt:2: .*got a return of "vfs_write" besides "pipe_read" \(line 1\)/);
   });
 });
+
+describe('4. impossible figures are contradictions, never exact', () => {
+  const run = async (args: string[], id: string) => {
+    const r = await ledger([...args, '--format', 'json']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(new RegExp(`^ledger: 1 contradiction\\(s\\) in the records: ${id} `));
+    const out = JSON.parse(r.stdout);
+    expect(out.contradictions.map((c: { id: string }) => c.id)).toEqual([id]);
+    return out;
+  };
+
+  // Three instance records open at once (1,200 ns) with maxactive 2: the pool cannot have held
+  // three. Truth: a contradiction; the admitted mark is no exact figure.
+  it('an admitted peak above --maxactive', async () => {
+    const out = await run(['--ops', fx('above-maxactive.ops.jsonl'), '--trace', fx('above-maxactive.probe.jsonl'), '--maxactive', '2'], 'admitted-above-maxactive');
+    expect(out.high_water).toMatchObject({ value: 3, exact: false, upper: null });
+    expect(out.figures.bounds).toContain('high_water');
+  });
+
+  // Two operations; a returns, b's entry event has no return and b completes. The miss counter
+  // rose by 50, but with entry events a missed call shows an entry without return: only one does.
+  // Truth: the counter and the records disagree; nothing may be balanced on the counter.
+  it('an nmissed delta of 50 with one unreturned entry', async () => {
+    const out = await run(['--ops', fx('nmissed50.ops.jsonl'), '--trace', fx('nmissed50.trace.txt'), '--nmissed-delta', '50'], 'nmissed-exceeds-unreturned');
+    expect(out.identity.balanced).not.toBe(true);
+    expect(out.identity.bounds.capacity_missed).toMatchObject({ lo: 0, hi: 1, exact: false });
+    expect(out.figures.exact).not.toContain('identity.capacity_missed');
+  });
+
+  // Task 2's entry (4.000005 s) comes after task 1's return (4.000020 s). Truth: out of order;
+  // no class is exact.
+  it('records going backwards in time', async () => {
+    const out = await run(['--ops', fx('backwards.ops.jsonl'), '--trace', fx('backwards.trace.txt')], 'records-out-of-order');
+    expect(out.identity.balanced).toBeNull();
+    for (const k of ['returned', 'no_probe_evidence']) expect(out.ops.classification_bounds[k]).toMatchObject({ lo: 0, hi: 2, exact: false });
+    expect(out.figures.exact).not.toContain('durations');
+  });
+
+  // Two operations share the id x while both are open; each gets an entry and a return naming x.
+  // Truth: both returned; the ledger cannot tell which records are whose, so 1 returned + 1 without
+  // evidence is only one possibility: each class is 0..2.
+  it('duplicate operation ids', async () => {
+    const out = await run(['--ops', fx('dup-ids.ops.jsonl'), '--trace', fx('dup-ids.probe.jsonl')], 'duplicate-operation-ids');
+    expect(out.ops.classification_bounds.returned).toMatchObject({ lo: 0, hi: 2, exact: false });
+    expect(out.ops.classification_bounds.no_probe_evidence).toMatchObject({ lo: 0, hi: 2, exact: false });
+    expect(out.identity.balanced).not.toBe(true);
+  });
+
+  it('hands the contradiction to the case, and a clean rerun clears it', async () => {
+    const c = path.join(dir, 'contra.yaml');
+    await fs.writeFile(c, 'format: kretprobe-case/v1\nid: contra\n');
+    const r = await ledger(['--ops', fx('dup-ids.ops.jsonl'), '--trace', fx('dup-ids.probe.jsonl'), '--case', c]);
+    expect(r.code).toBe(1);
+    expect(await fs.readFile(c, 'utf8')).toMatch(/contradictions:\n\s+- duplicate-operation-ids\n/);
+    expect(cli(['audit', c, '--format', 'json']).stderr).toBe('');
+    const again = await ledger(['--ops', fx('late.ops.jsonl'), '--trace', fx('late.probe.jsonl'), '--case', c]);
+    expect(again.code).toBe(0);
+    expect(await fs.readFile(c, 'utf8')).not.toMatch(/contradictions/);
+  });
+});
