@@ -97,12 +97,12 @@ function childFloor(files: string[]): void {
  * A whole process as a user runs it, timed from outside: wall time from spawn to exit and the
  * child's peak RSS (python's RUSAGE_CHILDREN, so node's start-up and exit are inside the figure).
  */
-function wholeProcess(argv: string[]): { ms: number; maxRssMb: number } {
-  const harness = 'import resource, subprocess, sys, time\nt = time.perf_counter()\nr = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\nms = (time.perf_counter() - t) * 1000\nsys.stdout.write("%f %f %d" % (ms, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode))';
+function wholeProcess(argv: string[]): { ms: number; cpuMs: number; maxRssMb: number } {
+  const harness = 'import resource, subprocess, sys, time\nt = time.perf_counter()\nr = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\nms = (time.perf_counter() - t) * 1000\nu = resource.getrusage(resource.RUSAGE_CHILDREN)\nsys.stdout.write("%f %f %f %d" % (ms, (u.ru_utime + u.ru_stime) * 1000, u.ru_maxrss / 1024, r.returncode))';
   const r = spawnSync('python3', ['-c', harness, ...argv], { encoding: 'utf8' });
-  const m = /([\d.]+) ([\d.]+) (-?\d+)/.exec(r.stdout);
-  if (m === null || Number(m[3]) !== 0) throw new Error(`whole-process run failed (${argv.slice(0, 4).join(' ')}): ${r.stderr.slice(0, 300)}`);
-  return { ms: Number(m[1]), maxRssMb: Number(m[2]) };
+  const m = /([\d.]+) ([\d.]+) ([\d.]+) (-?\d+)/.exec(r.stdout);
+  if (m === null || Number(m[4]) !== 0) throw new Error(`whole-process run failed (${argv.slice(0, 4).join(' ')}): ${r.stderr.slice(0, 300)}`);
+  return { ms: Number(m[1]), cpuMs: Number(m[2]), maxRssMb: Number(m[3]) };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -119,6 +119,9 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
   const one: number[] = [];
   const two: number[] = [];
   const fl: number[] = [];
+  const oneCpu: number[] = [];
+  const twoCpu: number[] = [];
+  const flCpu: number[] = [];
   let rss1 = 0;
   let rss2 = 0;
   let rssF = 0;
@@ -130,6 +133,9 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
     fl.push(f.ms);
     one.push(a.ms / f.ms);
     two.push(b.ms / f.ms);
+    flCpu.push(f.cpuMs);
+    oneCpu.push(a.cpuMs / f.cpuMs);
+    twoCpu.push(b.cpuMs / f.cpuMs);
     rss1 = Math.max(rss1, a.maxRssMb);
     rss2 = Math.max(rss2, b.maxRssMb);
     rssF = Math.max(rssF, f.maxRssMb);
@@ -139,11 +145,17 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
   const evs = (ratio: number) => records / ((floorMs * ratio) / 1000) / 1e6;
   const r1 = median(one);
   const r2 = median(two);
+  // CPU seconds (user + system, all threads): steadier than wall time on a shared machine.
+  const floorCpu = median(flCpu);
+  const c1 = median(oneCpu);
+  const c2 = median(twoCpu);
+  const evsCpu = (ratio: number) => records / ((floorCpu * ratio) / 1000) / 1e6;
   const rows = [
-    `whole process (the bin, in turns with the floor, median of ${pairs}; loads ${loads.join(', ')}): floor ${(floorMs / 1000).toFixed(2)} s, ${rssF.toFixed(0)} MB`,
-    `  one thread ${r1.toFixed(2)}x the floor, ${evs(r1).toFixed(2)} M events/s, peak RSS ${rss1.toFixed(0)} MB; ops thread ${r2.toFixed(2)}x, ${evs(r2).toFixed(2)} M events/s, ${rss2.toFixed(0)} MB`,
+    `whole process (the bin, in turns with the floor, median of ${pairs}; loads ${loads.join(', ')}): floor ${(floorMs / 1000).toFixed(2)} s wall, ${(floorCpu / 1000).toFixed(2)} s CPU, ${rssF.toFixed(0)} MB`,
+    `  one thread ${r1.toFixed(2)}x the floor wall (${c1.toFixed(2)}x CPU), ${evs(r1).toFixed(2)} M events/s wall (${evsCpu(c1).toFixed(2)} M per CPU s), peak RSS ${rss1.toFixed(0)} MB`,
+    `  ops thread ${r2.toFixed(2)}x wall (${c2.toFixed(2)}x CPU), ${evs(r2).toFixed(2)} M events/s wall (${evsCpu(c2).toFixed(2)} M per CPU s), ${rss2.toFixed(0)} MB`,
   ];
-  return { rows, summary: `one thread ${evs(r1).toFixed(2)} M events/s (${r1.toFixed(2)}x floor, ${rss1.toFixed(0)} MB), ops thread ${evs(r2).toFixed(2)} M/s (${r2.toFixed(2)}x, ${rss2.toFixed(0)} MB), loads ${loads.join('/')}` };
+  return { rows, summary: `one thread ${evs(r1).toFixed(2)} M events/s wall, ${evsCpu(c1).toFixed(2)} M per CPU s (${r1.toFixed(2)}x floor wall, ${c1.toFixed(2)}x CPU, ${rss1.toFixed(0)} MB); ops thread ${evs(r2).toFixed(2)} M/s wall (${r2.toFixed(2)}x, ${c2.toFixed(2)}x CPU, ${rss2.toFixed(0)} MB); loads ${loads.join('/')}` };
 }
 
 function runChild(args: string[]): ChildResult {
