@@ -16,7 +16,11 @@
  * smallest size's run that is, and puts each input's RSS at every size side by side.
  * Nothing here asserts a time.
  *
- *   node dist/scripts/bench-ledger.js [--sizes 1000000,10000000] [--dir bench-out] [--shapes sorted,real] [--no-python]
+ * First, per input, issue 24's figures: the ledger through the installed bin as a whole process,
+ * one thread and with the ops thread, in turns with the floor of scripts/ledger-floor.ts (its
+ * definition is printed), as ratios and events/s, with peak RSS and the load.
+ *
+ *   node dist/scripts/bench-ledger.js [--sizes 1000000,10000000] [--dir bench-out] [--shapes sorted,real] [--no-python] [--pairs 3] [--whole-only]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -26,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LedgerResult } from '../src/ledger/ledger.js';
 import type { FormTruth } from './gen-trace.js';
 import { checkTruth } from './ledger-truth.js';
+import { FLOOR_DEFINITION, floorFiles, floorRead } from './ledger-floor.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -80,6 +85,77 @@ async function childLedger(args: string[]): Promise<void> {
   const res: ChildResult = { ms: performance.now() - t0, cpuMs: cpuMs() - c0, maxRssMb: process.resourceUsage().maxRSS / 1024, code, out };
   if (err) process.stderr.write(err);
   process.stdout.write(JSON.stringify(res));
+}
+
+/** Child: the floor (ledger-floor.ts) over the files, as its own process. */
+function childFloor(files: string[]): void {
+  const r = floorRead(files);
+  process.stdout.write(JSON.stringify(r));
+}
+
+/**
+ * A whole process as a user runs it, timed from outside: wall time from spawn to exit and the
+ * child's peak RSS (python's RUSAGE_CHILDREN, so node's start-up and exit are inside the figure).
+ */
+function wholeProcess(argv: string[]): { ms: number; cpuMs: number; maxRssMb: number } {
+  const harness = 'import resource, subprocess, sys, time\nt = time.perf_counter()\nr = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\nms = (time.perf_counter() - t) * 1000\nu = resource.getrusage(resource.RUSAGE_CHILDREN)\nsys.stdout.write("%f %f %f %d" % (ms, (u.ru_utime + u.ru_stime) * 1000, u.ru_maxrss / 1024, r.returncode))';
+  const r = spawnSync('python3', ['-c', harness, ...argv], { encoding: 'utf8' });
+  const m = /([\d.]+) ([\d.]+) ([\d.]+) (-?\d+)/.exec(r.stdout);
+  if (m === null || Number(m[4]) !== 0) throw new Error(`whole-process run failed (${argv.slice(0, 4).join(' ')}): ${r.stderr.slice(0, 300)}`);
+  return { ms: Number(m[1]), cpuMs: Number(m[2]), maxRssMb: Number(m[3]) };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Issue 24's figures: the ledger through the installed bin against the floor, each a whole
+ * process, in turns (floor, one thread, ops thread; `pairs` times), the ratio the median of the
+ * pairs' ratios.
+ */
+function wholeRows(trace: string, ops: string, records: number, ledgerArgs: string[], pairs: number): { rows: string[]; summary: string } {
+  const bin = path.join(root, 'dist/src/bin.js');
+  const floorArgv = [process.execPath, fileURLToPath(import.meta.url), '--child-floor', ...floorFiles(trace, ops)];
+  const ledgerArgv = (thread: string[]) => [process.execPath, bin, 'ledger', '--ops', ops, '--trace', trace, ...ledgerArgs, ...thread, '--format', 'json'];
+  const one: number[] = [];
+  const two: number[] = [];
+  const fl: number[] = [];
+  const oneCpu: number[] = [];
+  const twoCpu: number[] = [];
+  const flCpu: number[] = [];
+  let rss1 = 0;
+  let rss2 = 0;
+  let rssF = 0;
+  const loads: string[] = [];
+  for (let i = 0; i < pairs; i++) {
+    const f = wholeProcess(floorArgv);
+    const a = wholeProcess(ledgerArgv(['--no-ops-thread']));
+    const b = wholeProcess(ledgerArgv(['--ops-thread-min-mb', '0']));
+    fl.push(f.ms);
+    one.push(a.ms / f.ms);
+    two.push(b.ms / f.ms);
+    flCpu.push(f.cpuMs);
+    oneCpu.push(a.cpuMs / f.cpuMs);
+    twoCpu.push(b.cpuMs / f.cpuMs);
+    rss1 = Math.max(rss1, a.maxRssMb);
+    rss2 = Math.max(rss2, b.maxRssMb);
+    rssF = Math.max(rssF, f.maxRssMb);
+    loads.push(os.loadavg()[0]!.toFixed(1));
+  }
+  const floorMs = median(fl);
+  const evs = (ratio: number) => records / ((floorMs * ratio) / 1000) / 1e6;
+  const r1 = median(one);
+  const r2 = median(two);
+  // CPU seconds (user + system, all threads): steadier than wall time on a shared machine.
+  const floorCpu = median(flCpu);
+  const c1 = median(oneCpu);
+  const c2 = median(twoCpu);
+  const evsCpu = (ratio: number) => records / ((floorCpu * ratio) / 1000) / 1e6;
+  const rows = [
+    `whole process (the bin, in turns with the floor, median of ${pairs}; loads ${loads.join(', ')}): floor ${(floorMs / 1000).toFixed(2)} s wall, ${(floorCpu / 1000).toFixed(2)} s CPU, ${rssF.toFixed(0)} MB`,
+    `  one thread ${r1.toFixed(2)}x the floor wall (${c1.toFixed(2)}x CPU), ${evs(r1).toFixed(2)} M events/s wall (${evsCpu(c1).toFixed(2)} M per CPU s), peak RSS ${rss1.toFixed(0)} MB`,
+    `  ops thread ${r2.toFixed(2)}x wall (${c2.toFixed(2)}x CPU), ${evs(r2).toFixed(2)} M events/s wall (${evsCpu(c2).toFixed(2)} M per CPU s), ${rss2.toFixed(0)} MB`,
+  ];
+  return { rows, summary: `one thread ${evs(r1).toFixed(2)} M events/s wall, ${evsCpu(c1).toFixed(2)} M per CPU s (${r1.toFixed(2)}x floor wall, ${c1.toFixed(2)}x CPU, ${rss1.toFixed(0)} MB); ops thread ${evs(r2).toFixed(2)} M/s wall (${r2.toFixed(2)}x, ${c2.toFixed(2)}x CPU, ${rss2.toFixed(0)} MB); loads ${loads.join('/')}` };
 }
 
 function runChild(args: string[]): ChildResult {
@@ -160,6 +236,10 @@ async function bench(argv: string[]): Promise<void> {
   const sizes = (get('--sizes') ?? '1000000,10000000').split(',').map(Number);
   const shapes = (get('--shapes') ?? 'sorted,real').split(',').map((n) => SHAPES.find((s) => s.name === n)!).filter((s) => s !== undefined);
   const python = !argv.includes('--no-python');
+  const pairs = Number(get('--pairs') ?? 3);
+  // Only issue 24's whole-process figures (skips the in-process rows, the Python reference and the fixed cost).
+  const wholeOnly = argv.includes('--whole-only');
+  const wholeSummary: string[] = [];
   const base = path.resolve(get('--dir') ?? path.join(root, 'bench-out'));
   const summary: string[] = [];
   const threadRows: string[] = [];
@@ -167,7 +247,8 @@ async function bench(argv: string[]): Promise<void> {
   const rssBy = new Map<string, string[]>();
   let fixedCpuMs: number | undefined;
   let fixedNote = '';
-  {
+  process.stdout.write(`floor: ${FLOOR_DEFINITION}\n`);
+  if (!wholeOnly) {
     // The fixed cost: the same command on a trace of 1000 records.
     const dir = path.join(base, 'gen-1000');
     ensureTrace(dir, 1000, SHAPES[0]!);
@@ -190,6 +271,13 @@ async function bench(argv: string[]): Promise<void> {
       for (const form of ['trace.txt', 'probe.jsonl'] as const) {
         const trace = path.join(dir, form);
         const records = form === 'trace.txt' ? truth.trace_records : truth.jsonl_records;
+        {
+          const extraW = form === 'trace.txt' ? ['--nmissed-delta', String(truth.nmissed)] : [];
+          const w = wholeRows(trace, ops, records, ['--capture-stop-ns', String(truth.stop_us * 1000), '--maxactive', String(truth.params.maxactive), ...extraW], pairs);
+          process.stdout.write(`${shape.name.padEnd(6)} ${form.padEnd(11)} ${String(records).padStart(9)} records\n    ${w.rows.join('\n    ')}\n`);
+          wholeSummary.push(`${n} ${shape.name} ${form}: ${w.summary}`);
+          if (wholeOnly) continue;
+        }
         const mb = (statSync(trace).size + statSync(ops).size) / 1048576;
         // Warm the page cache so neither side pays for the disk.
         runChild(['--child-bare', trace, ops]);
@@ -236,6 +324,8 @@ async function bench(argv: string[]): Promise<void> {
       }
     }
   }
+  process.stdout.write(`\nwhole process, the bin against the floor (targets: >= 1.2 M events/s, < 3x the floor, RSS flat; floor: ${FLOOR_DEFINITION}):\n  ${wholeSummary.join('\n  ')}\n`);
+  if (wholeOnly) return;
   process.stdout.write(`\nsummary (targets: >= 1 M events/s, RSS < 256 MB and flat in length, >= 3x the Python reference):\n  ${summary.join('\n  ')}\n`);
   process.stdout.write(`peak RSS by length:\n  ${[...rssBy].map(([k, v]) => `${k.padEnd(18)} ${v.join(', ')}`).join('\n  ')}\n`);
   process.stdout.write(`second core:\n  ${threadRows.join('\n  ')}\n`);
@@ -245,4 +335,5 @@ async function bench(argv: string[]): Promise<void> {
 const argv = process.argv.slice(2);
 if (argv[0] === '--child-bare') await childBare(argv.slice(1));
 else if (argv[0] === '--child-ledger') await childLedger(argv.slice(1));
+else if (argv[0] === '--child-floor') childFloor(argv.slice(1));
 else await bench(argv);

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { InputError } from '../src/errors.js';
 import { mulberry32 } from './gen-trace.js';
+import { generateTraceLine, traceLineAgreement } from './trace-lines.js';
 import { parseCaseFast, parseCasePositioned } from '../src/case/parse.js';
 import { parseYaml, parseYamlFast, type YamlFile } from '../src/yamlfile.js';
 import { parseRuleFile } from '../src/rules/parse.js';
@@ -160,7 +161,7 @@ const userError = (f: () => unknown): void => {
   }
 };
 
-/** The six families over the repository at `root`. */
+/** The seven families over the repository at `root`. */
 export function families(root: string, questions: QuestionSet, options: { maxSeedLines?: number } = {}): Family[] {
   const read = (f: string) => readFileSync(f, 'utf8');
   const short = (t: string) => options.maxSeedLines === undefined || t.split('\n').length <= options.maxSeedLines;
@@ -230,6 +231,19 @@ export function families(root: string, questions: QuestionSet, options: { maxSee
             scanTraceBytes(b, start, i, { returnEvent: 'gate', entryEvent: 'gate_entry' });
             start = i + 1;
           }
+        }
+        return undefined;
+      },
+    },
+    {
+      // Generated lines (task names with spaces, dashes and brackets, stamps over the u64 range),
+      // mutated: the ledger's scanner and parseTraceLine must say the same of each.
+      name: 'trace lines',
+      seeds: Array.from({ length: 2000 }, ((r) => () => generateTraceLine(r).text)(mulberry32(25))),
+      run: (text) => {
+        for (const line of text.split('\n')) {
+          const d = traceLineAgreement(line);
+          if (d !== undefined) return d;
         }
         return undefined;
       },

@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz`: at least 10^5 mutated inputs per parser family (cases, rules, answers, bundle
- * files, trace text, probe/ops JSONL), in-process, within a time budget per family. Prints the
+ * files, trace text, trace lines, probe/ops JSONL), in-process, within a time budget per family. Prints the
  * seed (so a failure reproduces), and per family: inputs, crashes, hangs, disagreements.
  * Exit 1 when anything was found.
  *

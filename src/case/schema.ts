@@ -21,6 +21,7 @@ const flag = (description: string) => maybe(z.boolean(), description);
 const text = (description: string) => maybe(z.string().min(1), description);
 
 import { UNKNOWN, VERDICTS, type VerdictId } from './ids.js';
+import { CONTRADICTIONS as LEDGER_CONTRADICTIONS } from '../ledger/contradictions.js';
 
 export { UNKNOWN, VERDICTS, type VerdictId };
 
@@ -167,6 +168,10 @@ export const caseSchema = z
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
         returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water mark is then a floor'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
+        contradictions: z
+          .union([z.array(z.enum(LEDGER_CONTRADICTIONS)), z.literal(UNKNOWN)])
+          .nullish()
+          .describe('what the ledger found the records contradict (the figures they touch were given as bounds): admitted-above-maxactive, nmissed-exceeds-unreturned, records-out-of-order, duplicate-operation-ids'),
       })
       .strict()
       .optional(),
@@ -254,6 +259,7 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'concurrency.observed_high_water_at_ns': 'locates the peak in the trace for the reader',
   'concurrency.observed_demand_high_water_at_ns': 'locates the peak in the trace for the reader',
   'ledger.returns_without_entry': 'tells the reader the high-water mark is a floor',
+  'ledger.contradictions': 'names what the ledger found impossible in the records, for the contradiction findings (issue 25)',
   'latency.count': 'describes the reported distribution',
   'latency.p50_ns': 'the reported distribution',
   'latency.p90_ns': 'the reported distribution',

@@ -4,12 +4,22 @@ import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
 import { openInput } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';
-import { caseUpdates, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
+import { caseUpdates, contradictionLine, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
 import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { fileChunks } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
+import { nsLiteral } from '../ledger/clock.js';
+
+/** ns since boot, exact over the u64 range a kernel stamp has (a bigint past 2^53). */
+function nsArg(name: string) {
+  return (v: string): number | bigint => {
+    const n = nsLiteral(v);
+    if (n === undefined) throw new InputError({}, `${name}: an integer of nanoseconds ≥ 0 (at most 2^64 - 1)`, JSON.stringify(v));
+    return n;
+  };
+}
 import { snakeKeys } from '../report/json.js';
 import { shippedVersions } from '../version.js';
 
@@ -26,8 +36,8 @@ export interface LedgerCommandOptions {
   opsReorder?: number;
   opsThread?: boolean;
   opsThreadMinMb?: number;
-  captureStartNs?: number;
-  captureStopNs?: number;
+  captureStartNs?: number | bigint;
+  captureStopNs?: number | bigint;
   format: 'text' | 'json' | 'markdown';
   /** Taps for the investigation report's pictures (not a command-line option). */
   observe?: LedgerObserver;
@@ -104,8 +114,8 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 140 bytes each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
     .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default a second thread parses it and puts it into submit order while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
     .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
-    .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', intArg('--capture-start-ns', 0))
-    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', intArg('--capture-stop-ns', 0));
+    .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', nsArg('--capture-start-ns'))
+    .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', nsArg('--capture-stop-ns'));
 }
 
 /** `kretprobe-triage ledger`: the independent operation ledger against the probe's records. */
@@ -124,6 +134,9 @@ export function ledgerCommand(ctx: CommandContext): Command {
       else if (opts.format === 'markdown') ctx.io.stdout((await import('../report/markdown.js')).formatJsonMarkdown('kretprobe-triage ledger', data));
       else ctx.io.stdout(formatLedgerText(view));
       if (opts.case !== undefined) ctx.io.stderr(`wrote ledger, concurrency and latency results into ${opts.case}\n`);
-      ctx.exit(0);
+      // Impossible figures are flagged, never smoothed: one line, exit 1 (the report and the case say which).
+      const contradiction = contradictionLine(report);
+      if (contradiction !== undefined) ctx.io.stderr(`${contradiction}\n`);
+      ctx.exit(contradiction === undefined ? 0 : 1);
     });
 }

@@ -107,6 +107,15 @@ export function bareEventName(name: string): string {
 
 /** The unit of the last stamp read by stampBytes, in ns (1000 for 6 fraction digits). */
 let stampUnitNs = 1;
+/** The last stamp read by stampBytes: whole seconds and nanoseconds apart, both exact. */
+let stampSec = 0;
+let stampFracNs = 0;
+
+/**
+ * The most seconds a kernel stamp can show: a u64 of nanoseconds (trace_clock local, mono and
+ * boot all are), about 584 years.
+ */
+export const MAX_STAMP_SEC = 18_446_744_073;
 
 function stampBytes(b: Uint8Array, from: number, to: number): number {
   let sec = 0;
@@ -118,7 +127,7 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
     sec = sec * 10 + (c - DIGIT0);
     any = true;
   }
-  if (!any || i >= to || b[i] !== 46 /* . */) return -1;
+  if (!any || i >= to || b[i] !== 46 /* . */ || sec > MAX_STAMP_SEC) return -1;
   i++;
   let frac = 0;
   let digits = 0;
@@ -132,18 +141,28 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
   let scale = 1;
   for (let d = digits; d < 9; d++) scale *= 10;
   stampUnitNs = scale;
-  const ns = sec * 1e9 + frac * scale;
-  return Number.isSafeInteger(ns) ? ns : -1;
+  stampSec = sec;
+  stampFracNs = frac * scale;
+  // Past 2^53 ns (about 104 days of uptime) this is the nearest double: the exact stamp is
+  // stampSec and stampFracNs, which the ledger reads (src/ledger/clock.ts).
+  return sec * 1e9 + stampFracNs;
 }
 
 /**
  * Convert a `seconds.fraction` stamp to integer nanoseconds without going through a float
  * (`3.995828` is not exact in binary). Accepts 1–9 fraction digits (ftrace prints 6, `perf
- * script --ns` prints 9). Returns -1 when the text is not such a stamp.
+ * script --ns` prints 9). Returns -1 when the text is not such a stamp; past 2^53 ns the
+ * nearest double (stampParts is exact).
  */
 export function stampToNs(text: string): number {
   const b = Buffer.from(text, 'latin1');
   return stampBytes(b, 0, b.length);
+}
+
+/** A `seconds.fraction` stamp as whole seconds and nanoseconds, both exact; undefined when not a stamp. */
+export function stampParts(text: string): { sec: number; ns: number; unitNs: number } | undefined {
+  const b = Buffer.from(text, 'latin1');
+  return stampBytes(b, 0, b.length) < 0 ? undefined : { sec: stampSec, ns: stampFracNs, unitNs: stampUnitNs };
 }
 
 function problem(expected: string, line: string): TraceUnparsed {
@@ -170,7 +189,11 @@ export interface TraceScan {
   /** -1 when the line shows none. */
   tgid: number;
   cpu: number;
+  /** The stamp in ns: past 2^53 (about 104 days of uptime) the nearest double; `sec` and `fracNs` are exact. */
   tsNs: number;
+  /** The stamp's whole seconds and its nanoseconds, apart (exact over the whole u64 range). */
+  sec: number;
+  fracNs: number;
   /** The stamp's unit in ns: the record happened in [tsNs, tsNs + resNs) (1000 for ftrace's microseconds). */
   resNs: number;
   /** SCAN_LOST: the number of lost events. */
@@ -189,7 +212,7 @@ export interface TraceScan {
 
 /** The shared scan state (valid until the next scan). */
 export const traceScan: TraceScan = {
-  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, resNs: 1, lost: 0,
+  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, sec: 0, fracNs: 0, resNs: 1, lost: 0,
   commStart: 0, commEnd: 0, evStart: 0, evEnd: 0, bodyStart: 0, arrow: -1, close: 0, end: 0, expected: '',
 };
 
@@ -264,6 +287,82 @@ function scanProblem(expected: string): number {
 
 const LOST_RE = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/;
 
+/** Why prefixAt failed. */
+let prefixFailure = '';
+
+/**
+ * The line's prefix with its CPU column at b[lb..rb]: who (`comm-pid`, an optional `(tgid)`, or
+ * perf's `comm pid` / `comm pid/tid`) before it, flags and the stamp after it, into traceScan.
+ * Returns the position after the stamp's colon, or -1 (prefixFailure says what was expected).
+ */
+function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: number): number {
+  const st = traceScan;
+  const fail = (expected: string): number => {
+    prefixFailure = expected;
+    return -1;
+  };
+  st.cpu = digitsValue(b, lb + 1, rb);
+
+  // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
+  let whoEnd = lb;
+  while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
+  st.tgid = -1;
+  if (whoEnd > start && b[whoEnd - 1] === 41 /* ) */) {
+    const lp = findLast(b, 40 /* ( */, start + 1, whoEnd - 1);
+    if (lp > start) {
+      let x = lp + 1;
+      let y = whoEnd - 1;
+      while (x < y && isBlank(b[x]!)) x++;
+      while (y > x && isBlank(b[y - 1]!)) y--;
+      if (allDigits(b, x, y) && y - x < 16) st.tgid = digitsValue(b, x, y);
+      else if (!(y - x === 7 && b[x] === 45 && b[x + 6] === 45)) return fail(PREFIX_EXPECTED);
+      whoEnd = lp;
+      while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
+    }
+  }
+  let tokStart = whoEnd;
+  while (tokStart > start && !isBlank(b[tokStart - 1]!)) tokStart--;
+  if (tokStart > start && whoEnd - tokStart < 16 && allDigits(b, tokStart, whoEnd)) {
+    st.source = 'perf';
+    st.pid = digitsValue(b, tokStart, whoEnd);
+    st.commStart = start;
+    st.commEnd = tokStart;
+  } else {
+    const slash = tokStart > start ? find(b, 47 /* / */, tokStart, whoEnd) : -1;
+    if (slash > tokStart && slash - tokStart < 16 && whoEnd - slash < 17 && allDigits(b, tokStart, slash) && allDigits(b, slash + 1, whoEnd)) {
+      st.source = 'perf';
+      st.tgid = digitsValue(b, tokStart, slash);
+      st.pid = digitsValue(b, slash + 1, whoEnd);
+      st.commStart = start;
+      st.commEnd = tokStart;
+    } else {
+      const dash = findLast(b, 45 /* - */, start, whoEnd);
+      if (dash < start || whoEnd - dash > 16 || !allDigits(b, dash + 1, whoEnd)) return fail(PREFIX_EXPECTED);
+      st.source = 'ftrace';
+      st.pid = digitsValue(b, dash + 1, whoEnd);
+      st.commStart = start;
+      st.commEnd = dash;
+    }
+  }
+
+  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
+  let p = rb + 1;
+  let tsNs = -1;
+  for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
+    while (p < end && isBlank(b[p]!)) p++;
+    let q = p;
+    while (q < end && !isBlank(b[q]!)) q++;
+    if (q > p && b[q - 1] === 58 /* : */) tsNs = stampBytes(b, p, q - 1);
+    p = q;
+  }
+  if (tsNs < 0) return fail('a timestamp "seconds.fraction:" after the CPU column');
+  st.tsNs = tsNs;
+  st.sec = stampSec;
+  st.fracNs = stampFracNs;
+  st.resNs = stampUnitNs;
+  return p;
+}
+
 /**
  * Scan one line, given as bytes b[start, end) (no newline), without building strings: returns
  * SCAN_* and fills `traceScan`. The ledger's hot path over millions of lines; `parseTraceLine`
@@ -286,73 +385,19 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   }
   st.end = end;
 
-  // The CPU column `[NNN]` anchors the prefix: the comm before it may contain spaces and dashes.
-  let lb = find(b, 91 /* [ */, start, end);
-  let rb = -1;
-  while (lb >= 0) {
-    rb = find(b, 93 /* ] */, lb + 1, end);
-    if (rb > lb + 1 && rb - lb < 8 && allDigits(b, lb + 1, rb) && (lb === start || isBlank(b[lb - 1]!))) break;
-    lb = find(b, 91, lb + 1, end);
-    rb = -1;
+  // The CPU column `[NNN]` anchors the prefix, as trace-cmd reads it: the task name before it (up
+  // to 15 bytes) may hold spaces, dashes and brackets, even a `[N]` of its own. So each `[digits]`
+  // after a blank is tried from the left, and the first that the fixed parts fit (`-PID` or a
+  // perf pid before it, an optional `(TGID)`; flags and `seconds.fraction:` after it) is the column.
+  let p = -1;
+  let failed = '';
+  for (let lb = find(b, 91 /* [ */, start, end); lb >= 0 && p < 0; lb = find(b, 91, lb + 1, end)) {
+    const rb = find(b, 93 /* ] */, lb + 1, Math.min(end, lb + 8));
+    if (rb < 0 || rb === lb + 1 || !allDigits(b, lb + 1, rb) || (lb !== start && !isBlank(b[lb - 1]!))) continue;
+    p = prefixAt(b, start, lb, rb, end);
+    if (p < 0 && failed === '') failed = prefixFailure;
   }
-  if (lb < 0 || rb < 0) return scanProblem(PREFIX_EXPECTED);
-  st.cpu = digitsValue(b, lb + 1, rb);
-
-  // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
-  let whoEnd = lb;
-  while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
-  st.tgid = -1;
-  if (whoEnd > start && b[whoEnd - 1] === 41 /* ) */) {
-    const lp = findLast(b, 40 /* ( */, start + 1, whoEnd - 1);
-    if (lp > start) {
-      let x = lp + 1;
-      let y = whoEnd - 1;
-      while (x < y && isBlank(b[x]!)) x++;
-      while (y > x && isBlank(b[y - 1]!)) y--;
-      if (allDigits(b, x, y) && y - x < 16) st.tgid = digitsValue(b, x, y);
-      else if (!(y - x === 7 && b[x] === 45 && b[x + 6] === 45)) return scanProblem(PREFIX_EXPECTED);
-      whoEnd = lp;
-      while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
-    }
-  }
-  let tokStart = whoEnd;
-  while (tokStart > start && !isBlank(b[tokStart - 1]!)) tokStart--;
-  if (tokStart > start && whoEnd - tokStart < 16 && allDigits(b, tokStart, whoEnd)) {
-    st.source = 'perf';
-    st.pid = digitsValue(b, tokStart, whoEnd);
-    st.commStart = start;
-    st.commEnd = tokStart;
-  } else {
-    const slash = tokStart > start ? find(b, 47 /* / */, tokStart, whoEnd) : -1;
-    if (slash > tokStart && slash - tokStart < 16 && whoEnd - slash < 17 && allDigits(b, tokStart, slash) && allDigits(b, slash + 1, whoEnd)) {
-      st.source = 'perf';
-      st.tgid = digitsValue(b, tokStart, slash);
-      st.pid = digitsValue(b, slash + 1, whoEnd);
-      st.commStart = start;
-      st.commEnd = tokStart;
-    } else {
-      const dash = findLast(b, 45 /* - */, start, whoEnd);
-      if (dash < start || whoEnd - dash > 16 || !allDigits(b, dash + 1, whoEnd)) return scanProblem(PREFIX_EXPECTED);
-      st.source = 'ftrace';
-      st.pid = digitsValue(b, dash + 1, whoEnd);
-      st.commStart = start;
-      st.commEnd = dash;
-    }
-  }
-
-  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
-  let p = rb + 1;
-  let tsNs = -1;
-  for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
-    while (p < end && isBlank(b[p]!)) p++;
-    let q = p;
-    while (q < end && !isBlank(b[q]!)) q++;
-    if (q > p && b[q - 1] === 58 /* : */) tsNs = stampBytes(b, p, q - 1);
-    p = q;
-  }
-  if (tsNs < 0) return scanProblem('a timestamp "seconds.fraction:" after the CPU column');
-  st.tsNs = tsNs;
-  st.resNs = stampUnitNs;
+  if (p < 0) return scanProblem(failed || PREFIX_EXPECTED);
 
   while (p < end && isBlank(b[p]!)) p++;
   st.evStart = p;
@@ -406,8 +451,42 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   const kind = arrow >= 0 ? SCAN_RETURN : SCAN_ENTRY;
   if (wanted === SCAN_ENTRY && kind === SCAN_RETURN) return scanProblem('an entry record "(func+off/size)" for the entry event');
   if (wanted === SCAN_RETURN && kind === SCAN_ENTRY) return scanProblem('a return record "(caller+off/size <- func)" for the return event');
-  if (bodyStart + 1 === close) return scanProblem('"(func+off/size)"');
+  // What parseTraceLine would refuse is refused here, so that the ledger's scan and the parser
+  // agree on every line (a property test and `npm run fuzz` compare them).
+  if (kind === SCAN_RETURN) {
+    if (!hasNonBlank(b, bodyStart + 1, arrow) || !hasNonBlank(b, arrow + 4, close)) return scanProblem('"(caller <- func)" with both sides');
+  } else if (!hasNonBlank(b, bodyStart + 1, close)) return scanProblem('"(func+off/size)"');
+  if (!fetchArgsOk(b, close + 1, end)) return scanProblem('fetch args as name=value');
   return kind;
+}
+
+function hasNonBlank(b: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isBlank(b[i]!)) return true;
+  return false;
+}
+
+/**
+ * Fetch args as parseFetchArgs reads them: `name=value` pairs apart by blanks, a name without a
+ * space, a value up to the next blank or in double quotes (closed). The syntax only, over bytes.
+ */
+function fetchArgsOk(b: Uint8Array, from: number, to: number): boolean {
+  let i = from;
+  while (i < to) {
+    while (i < to && isBlank(b[i]!)) i++;
+    if (i >= to) return true;
+    const eq = find(b, 61 /* = */, i, to);
+    if (eq < 0 || eq === i || find(b, SPACE, i, eq) >= 0) return false;
+    let j = eq + 1;
+    if (j < to && b[j] === 34 /* " */) {
+      const q = find(b, 34, j + 1, to);
+      if (q < 0) return false;
+      j = q + 1;
+    } else {
+      while (j < to && !isBlank(b[j]!)) j++;
+    }
+    i = j;
+  }
+  return true;
 }
 
 /**
@@ -441,8 +520,8 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
   let funcOffset: string | undefined;
   let caller: string | undefined;
   if (k === SCAN_RETURN) {
-    const left = text(bodyStart + 1, arrow).trim();
-    const right = text(arrow + 4, close).trim();
+    const left = blankTrim(text(bodyStart + 1, arrow));
+    const right = blankTrim(text(arrow + 4, close));
     if (left === '' || right === '') return problem('"(caller <- func)" with both sides', line);
     if (source === 'ftrace') {
       caller = left;
@@ -452,7 +531,7 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
       caller = right;
     }
   } else {
-    const inner = text(bodyStart + 1, close).trim();
+    const inner = blankTrim(text(bodyStart + 1, close));
     const plus = inner.indexOf('+');
     if (plus > 0) {
       func = inner.slice(0, plus);
@@ -466,6 +545,15 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
   if (funcOffset !== undefined) rec.funcOffset = funcOffset;
   if (caller !== undefined) rec.caller = caller;
   return rec;
+}
+
+/** Without the blanks (space, tab) at either end: the scanner's notion of blank, not String.trim's. */
+function blankTrim(t: string): string {
+  let a = 0;
+  let z = t.length;
+  while (a < z && isBlank(t.charCodeAt(a))) a++;
+  while (z > a && isBlank(t.charCodeAt(z - 1))) z--;
+  return t.slice(a, z);
 }
 
 /** `name=value` pairs separated by blanks; a value may be a double-quoted string. Undefined when malformed. */

@@ -9,12 +9,18 @@
  * keys hold no raw control bytes; a line with bytes >= 0x80 must be valid UTF-8.
  */
 import { isUtf8 } from 'node:buffer';
+import type { Clock } from './clock.js';
 
 export const F_STR = 0;
 export const F_NUM = 1;
 export const F_NULL = 2;
 export const F_TRUE = 3;
 export const F_FALSE = 4;
+/**
+ * A non-negative integer past 2^53 (up to 20 digits: a u64 of nanoseconds): its digits are
+ * vStart..vEnd, `num` the nearest double. Only time fields take it (see clock.ts relDigits).
+ */
+export const F_BIG = 5;
 const NULL = Buffer.from('null');
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
@@ -155,12 +161,20 @@ export class FlatJson {
         v = v * 10 + (d - 48);
         k++;
       }
-      if (k === ds || k - ds > 16) return -1;
+      if (k === ds || k - ds > 20) return -1;
       // JSON has no leading zeros: 0 and -0 yes, 007 no.
       if (s[ds] === 48 && k - ds > 1) return -1;
       const d = k < end ? s[k] : -1;
       if (d === 46 || d === 101 || d === 69) return -1;
-      if (!Number.isSafeInteger(v)) return -1;
+      this.vStart = ds;
+      this.vEnd = k;
+      if (!Number.isSafeInteger(v)) {
+        if (neg) return -1;
+        this.type = F_BIG;
+        this.num = v;
+        this.i = k;
+        return 1;
+      }
       this.type = F_NUM;
       this.num = neg ? -v : v;
       this.i = k;
@@ -195,6 +209,13 @@ export class FlatJson {
     if (this.keyEnd - this.keyStart !== name.length) return false;
     for (let k = 0; k < name.length; k++) if (this.s[this.keyStart + k] !== name[k]) return false;
     return true;
+  }
+
+  /** The current value as a time: ns from the clock's origin; NaN when it is not a non-negative integer or out of the clock's range. */
+  ns(clock: Clock): number {
+    if (this.type === F_NUM) return this.num >= 0 ? clock.relNs(this.num) : NaN;
+    if (this.type === F_BIG) return clock.relDigits(this.s, this.vStart, this.vEnd);
+    return NaN;
   }
 
   /** The current string value. */

@@ -12,11 +12,29 @@ export function formatNs(ns: number): string {
   return `${(ns / 1e9).toPrecision(4)} s`;
 }
 
-/** A timestamp as the kernel prints it: seconds.micro(nano)seconds. */
-export function formatStamp(ns: number): string {
+/** A timestamp as the kernel prints it: seconds.micro(nano)seconds (exact from decimal text or a bigint past 2^53). */
+export function formatStamp(ns: number | bigint | string): string {
+  if (typeof ns !== 'number') {
+    const t = BigInt(ns);
+    return `${t / 1_000_000_000n}.${String(t % 1_000_000_000n).padStart(9, '0')}`;
+  }
   const s = Math.floor(ns / 1e9);
   const frac = String(ns - s * 1e9).padStart(9, '0');
   return `${s}.${frac}`;
+}
+
+/** A time of the result exactly: the number, or past 2^53 its exact value (LedgerResult.exactNs) as a bigint. */
+function exactTime(r: LedgerReport['result'], name: string, ns: number): number | bigint {
+  const e = r.exactNs?.[name];
+  return e === undefined ? ns : BigInt(e);
+}
+
+/**
+ * A time for the case, which holds whole numbers up to 2^53 (its schema's integers are a double's
+ * exact ones): past that, undefined, so the field is removed rather than written rounded.
+ */
+function caseTime(r: LedgerReport['result'], name: string, ns: number): number | undefined {
+  return r.exactNs?.[name] === undefined || Number.isSafeInteger(ns) ? ns : undefined;
 }
 
 export interface LedgerView {
@@ -101,8 +119,10 @@ export function figureKinds(report: LedgerReport): { exact: string[]; bounds: st
   const r = report.result;
   const exact: string[] = [];
   const bounds: string[] = [];
+  // A figure a contradiction touches is a bound whatever its own count says.
+  const touched = (r.contradictions ?? []).flatMap((c) => c.affects);
   const put = (name: string, isExact: boolean): void => {
-    (isExact ? exact : bounds).push(name);
+    (isExact && !touched.some((a) => a === name || name.startsWith(`${a}.`)) ? exact : bounds).push(name);
   };
   put('high_water', r.highWater.exact);
   if (r.demand !== undefined) put('demand', r.demand.exact);
@@ -159,11 +179,11 @@ export function formatLedgerText(view: LedgerView): string {
   lines.push(`  returns without entry ${p.returnsWithoutEntry}, entries without return ${p.entriesWithoutReturn}${p.closedByCompletion > 0 ? ` (${p.closedByCompletion} closed when their operation completed)` : ''}, duplicate instance ids ${p.duplicateInstances}, out-of-order records ${p.unsortedRecords}${p.ambiguousOpMatches > 0 ? `, ambiguous operation matches ${p.ambiguousOpMatches}` : ''}`);
   lines.push('');
   const hw = r.highWater;
-  const where = (h: HighWater): string => (h.atNs === undefined ? '' : ` first at ${formatStamp(h.atNs)} s (${view.traceName}:${h.line})`);
+  const where = (h: HighWater, name: string): string => (h.atNs === undefined ? '' : ` first at ${formatStamp(exactTime(r, name, h.atNs))} s (${view.traceName}:${h.line})`);
   const eff = view.effectiveMaxactive;
-  lines.push(`in flight: admitted instances outstanding at once ${showMark(hw)}${where(hw)}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
+  lines.push(`in flight: admitted instances outstanding at once ${showMark(hw)}${where(hw, 'highWaterAtNs')}; effective maxactive ${eff === undefined ? 'unknown' : `${eff.value} (${eff.from})`}`);
   if (r.semantics === 'event') lines.push('  admitted counts calls whose return was seen; an entry event alone may be a miss');
-  if (r.demand !== undefined) lines.push(`  demand (calls entered at once, from entry events, admitted or missed) ${showMark(r.demand)}${where(r.demand)}`);
+  if (r.demand !== undefined) lines.push(`  demand (calls entered at once, from entry events, admitted or missed) ${showMark(r.demand)}${where(r.demand, 'demandAtNs')}`);
   lines.push('');
   const d = r.durations;
   const from = r.durationsFrom === 'eligible-operations' ? 'admitted pairs of eligible operations' : 'all admitted pairs';
@@ -182,6 +202,11 @@ export function formatLedgerText(view: LedgerView): string {
   }
   for (const w of coverageWarnings(view)) lines.push(`  warning: ${w}`);
   const kinds = figureKinds(report);
+  if (r.contradictions !== undefined) {
+    lines.push('');
+    lines.push(`CONTRADICTIONS: ${r.contradictions.length} (the figures they touch are bounds, not exact)`);
+    for (const c of r.contradictions) lines.push(`  ${c.id}: ${c.detail}; touches ${c.affects.join(', ')}`);
+  }
   lines.push('');
   lines.push(`exact: ${kinds.exact.join(', ') || 'none'}`);
   lines.push(`bounds: ${kinds.bounds.join(', ') || 'none'}`);
@@ -224,12 +249,14 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
   const u: Record<string, unknown> = {};
   // A floor when not exact: every rule that reads it asks "at least".
   u['concurrency.observed_high_water'] = r.highWater.value;
-  if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = r.highWater.atNs;
+  if (r.highWater.atNs !== undefined) u['concurrency.observed_high_water_at_ns'] = caseTime(r, 'highWaterAtNs', r.highWater.atNs);
   if (r.demand !== undefined) {
     u['concurrency.observed_demand_high_water'] = r.demand.value;
-    if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = r.demand.atNs;
+    if (r.demand.atNs !== undefined) u['concurrency.observed_demand_high_water_at_ns'] = caseTime(r, 'demandAtNs', r.demand.atNs);
   }
   if (r.pairing.byInstance + r.pairing.byTask > 0) u['ledger.identity'] = r.pairing.identity;
+  // What the records contradict, for the verdict's contradiction findings; a rerun without any clears it.
+  u['ledger.contradictions'] = r.contradictions === undefined ? undefined : r.contradictions.map((c) => c.id);
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
   u['ledger.returns_without_entry'] = r.pairing.returnsWithoutEntry;
   // Only the kernel's trace text marks what its ring buffer overwrote; elsewhere a zero would be a guess.
@@ -260,4 +287,11 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
     u['latency.max_ns'] = d.maxNs;
   }
   return u;
+}
+
+/** One line naming the contradictions of a run (the ledger command's stderr, and its exit 1). */
+export function contradictionLine(report: LedgerReport): string | undefined {
+  const c = report.result.contradictions;
+  if (c === undefined) return undefined;
+  return `ledger: ${c.length} contradiction(s) in the records: ${c.map((x) => `${x.id} (${x.detail})`).join('; ')}; the figures they touch are given as bounds`;
 }

@@ -3,6 +3,7 @@ import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
 import { KeyHeap } from './heap.js';
 import { CallStack, CallTable, NO_CALL } from './calls.js';
 import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
+import type { ContradictionId } from './contradictions.js';
 
 /**
  * The operation ledger: pairs probe records into calls, binds calls to the independent
@@ -70,6 +71,8 @@ export interface LedgerOptions {
    * its submit time (the reader's reorder bound goes here).
    */
   opsOrderExpected?: string | undefined;
+  /** How a time of the builder (ns from the reader's origin, clock.ts) is shown in a message; default as it is. */
+  showNs?: ((ns: number) => string) | undefined;
   /** Where warnings about single records go (file line, expected, got). */
   warn?: ((source: 'ops' | 'trace', line: number, expected: string, got: string) => void) | undefined;
 }
@@ -95,6 +98,14 @@ interface OpState {
   calls: number;
   /** Its number in the call table (see CallTable.addOwner). */
   slot: number;
+}
+
+/** A mark the records contradict: only its floor as swept, no ceiling. */
+function unknownMark(h: HighWater, why: string): void {
+  h.exact = false;
+  h.lowerBound = true;
+  h.upper = null;
+  h.upperFrom = why;
 }
 
 /** Remove `x` from `list` keeping the order (splice would allocate an array of the removed element). */
@@ -165,6 +176,17 @@ export interface Identity {
   consistent: boolean | null;
 }
 
+/** What the records make impossible (issue 25): the ledger names it and gives the figures it touches as bounds, never exact. */
+export { CONTRADICTIONS, type ContradictionId } from './contradictions.js';
+
+export interface Contradiction {
+  id: ContradictionId;
+  /** What was seen, one line. */
+  detail: string;
+  /** The figures (JSON names, as in figures.exact/bounds) it leaves as bounds. */
+  affects: string[];
+}
+
 export interface LedgerResult {
   semantics: EntrySemantics;
   records: { entries: number; returns: number; filtered: number; counters: number };
@@ -226,7 +248,14 @@ export interface LedgerResult {
   durationsFrom: 'eligible-operations' | 'all-pairs';
   counters: { nmissedDelta: number | undefined; source: 'given' | 'probe-records' | 'none'; epochs: string[] };
   window: { firstNs: number | undefined; lastNs: number | undefined; stopNs: number | undefined };
+  /**
+   * Each time of the result (window and marks) as exact decimal ns, present only when one is past
+   * 2^53 ns (about 104 days of uptime), where the numbers above are the nearest doubles.
+   */
+  exactNs?: Record<string, string> | undefined;
   identity: Identity | undefined;
+  /** Present only when the records contradict themselves or a given figure (maxactive, the miss counter). */
+  contradictions?: Contradiction[] | undefined;
 }
 
 export class LedgerBuilder {
@@ -299,6 +328,7 @@ export class LedgerBuilder {
   private reachesUnknown = 0;
   private outside = 0;
   private dupOps = 0;
+  private firstDupOp: string | undefined;
   private opsUnsorted = 0;
   private opsNeverDone = 0;
   private eligibleCount = 0;
@@ -312,6 +342,10 @@ export class LedgerBuilder {
     this.sweepD = opts.semantics === 'event' ? new RetroSweep() : undefined;
     this.unreturnedHow = opts.semantics === 'instance' ? POINT : NONE;
     if (this.hasOps) this.pending = this.pullOp();
+  }
+
+  private show(ns: number): string {
+    return this.opts.showNs !== undefined ? this.opts.showNs(ns) : String(ns);
   }
 
   private warn(source: 'ops' | 'trace', line: number, expected: string, got: string): void {
@@ -328,9 +362,10 @@ export class LedgerBuilder {
     return op;
   }
 
-  private activate(rec: OpRecord): void {
+  /** `stopNs`: the capture stop when none was given (at the end, the last record's time). */
+  private activate(rec: OpRecord, stopNs?: number): void {
     const start = this.opts.captureStartNs;
-    const stop = this.opts.captureStopNs;
+    const stop = this.opts.captureStopNs ?? stopNs;
     if ((start !== undefined && rec.doneNs !== null && rec.doneNs < start) || (stop !== undefined && rec.submitNs > stop)) {
       this.outside++;
       return;
@@ -339,7 +374,7 @@ export class LedgerBuilder {
       // Records of its task since submit_ns were already bound elsewhere or called foreign:
       // continuing would give a wrong classification, so refuse.
       const expected = this.opts.opsOrderExpected ?? 'operations in submit_ns order';
-      const got = `submit_ns ${rec.submitNs} after the trace had passed ${this.seenUpTo - 1}`;
+      const got = `submit_ns ${this.show(rec.submitNs)} after the trace had passed ${this.show(this.seenUpTo - 1)}`;
       if (this.opts.fail) this.opts.fail('ops', rec.line, expected, got);
       throw new Error(`ops line ${rec.line}: expected ${expected}; got ${got}`);
     }
@@ -373,7 +408,11 @@ export class LedgerBuilder {
       const prev = this.activeById.get(rec.op);
       if (prev !== undefined) {
         this.dupOps++;
+        if (this.firstDupOp === undefined) this.firstDupOp = `"op" ${JSON.stringify(rec.op)} at ops lines ${prev.line} and ${rec.line}`;
         this.warn('ops', rec.line, `a unique "op" (line ${prev.line} uses it too)`, JSON.stringify(rec.op));
+        // Records naming the id go to the later one: which of the two they belong to is not known.
+        prev.uncertain = true;
+        st.uncertain = true;
       }
       this.activeById.set(rec.op, st);
     } else if (rec.doneNs === null) {
@@ -448,7 +487,7 @@ export class LedgerBuilder {
       this.unsorted++;
       if (this.firstUnsorted === undefined) {
         this.firstUnsorted = line;
-        this.warn('trace', line, 'records in time order (pairing and operation matching assume it)', `${ts} after ${this.maxNs}`);
+        this.warn('trace', line, 'records in time order (pairing and operation matching assume it)', `${this.show(ts)} after ${this.show(this.maxNs)}`);
       }
       return;
     }
@@ -672,8 +711,11 @@ export class LedgerBuilder {
     const lastNs = this.maxNs === -Infinity ? undefined : this.maxNs;
     const stopNs = this.opts.captureStopNs ?? lastNs ?? Infinity;
     if (this.hasOps) {
+      // Operations not yet reached: submitted after the last record (or the stop given) are outside
+      // the window, since a record of theirs would have reached them (ledger-format.md).
+      const lateStop = stopNs === Infinity ? undefined : stopNs;
       while (this.pending !== undefined) {
-        this.activate(this.pending);
+        this.activate(this.pending, lateStop);
         this.pending = this.pullOp();
       }
       for (const st of [...this.activeById.values()]) this.retire(st, stopNs);
@@ -695,7 +737,16 @@ export class LedgerBuilder {
     for (const call of this.inst.values()) this.resolve(call, endHow, POINT);
     const counters = this.counterDelta();
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
-    const identity = this.hasOps ? this.identity(counters.delta, unpaired) : undefined;
+    const contradictions: Contradiction[] = [];
+    // With entry events every missed call shows an entry and no return: a counter that says more
+    // were missed than entries went unreturned counts something else (another window, another
+    // registration), so nothing may rest on it.
+    let delta = counters.delta;
+    if (this.opts.semantics === 'event' && delta !== undefined && delta > unpaired) {
+      contradictions.push({ id: 'nmissed-exceeds-unreturned', detail: `the miss counter rose by ${delta} but only ${unpaired} entry event(s) have no return`, affects: ['high_water', ...IDENTITY_TERMS.filter((t) => t !== 'returned' && t !== 'not_covered').map((t) => `identity.${t}`)] });
+      delta = undefined;
+    }
+    const identity = this.hasOps ? this.identity(delta, unpaired) : undefined;
     const result: LedgerResult = {
       semantics: this.opts.semantics,
       records: { entries: this.nEntries, returns: this.nReturns, filtered: this.nFiltered, counters: this.nCounters },
@@ -715,7 +766,7 @@ export class LedgerBuilder {
         ambiguousOpMatches: this.ambiguousOps,
         unpairedEntries: unpaired,
       },
-      highWater: this.admittedMark(counters.delta, unpaired),
+      highWater: this.admittedMark(delta, unpaired),
       demand: this.demandMark(),
       durations: this.hist.summary(),
       durationsFrom: this.hasOps ? 'eligible-operations' : 'all-pairs',
@@ -739,7 +790,42 @@ export class LedgerBuilder {
         withEntry: this.withEntry,
       };
     }
+    this.contradict(result, contradictions);
     return result;
+  }
+
+  /**
+   * The contradictions the finished figures show, added to those found on the way; each leaves
+   * the figures it touches as bounds that contain any truth (issue 25: never smoothed over).
+   */
+  private contradict(r: LedgerResult, found: Contradiction[]): void {
+    const cap = this.opts.maxactive;
+    const hw = r.highWater;
+    if (cap !== undefined && hw.value > cap) {
+      found.push({ id: 'admitted-above-maxactive', detail: `${hw.value} admitted instances outstanding at once, above maxactive ${cap}`, affects: ['high_water'] });
+      unknownMark(hw, 'none (the mark is above maxactive, which cannot be)');
+    }
+    if (this.unsorted > 0) {
+      // Records out of time order were paired as they came but bound to no operation, and the
+      // marks swept them out of place: no figure that rests on time is known.
+      found.push({ id: 'records-out-of-order', detail: `${this.unsorted} record(s) earlier than one before them (first at trace line ${this.firstUnsorted})`, affects: ['high_water', 'demand', 'ops.classification', 'identity', 'durations'] });
+      unknownMark(hw, 'none (records out of time order)');
+      if (r.demand !== undefined) unknownMark(r.demand, 'none (records out of time order)');
+      const n = this.eligibleCount;
+      const all = (): Bound => ({ lo: 0, hi: n, exact: false });
+      if (r.ops !== undefined) for (const k of CLASS_NAMES) r.ops.classificationBounds[k] = all();
+      const id = r.identity;
+      if (id !== undefined) {
+        for (const t of IDENTITY_TERMS) id.bounds[t] = all();
+        id.in_flight_at_stop = id.capacity_missed = id.not_covered = id.unexplained = null;
+        id.balanced = null;
+        id.consistent = null;
+      }
+    }
+    if (this.dupOps > 0) {
+      found.push({ id: 'duplicate-operation-ids', detail: `${this.dupOps} operation(s) reuse the id of one still open (first ${this.firstDupOp})`, affects: ['ops.classification', 'identity'] });
+    }
+    if (found.length > 0) r.contradictions = found;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import { MAX_LINE, type SyncFileLines } from './lines.js';
 import { ReorderWindow } from './reorder.js';
 import { fastOpInto, fullOpBytes, type OpRecord } from './records.js';
@@ -39,6 +40,8 @@ export class OrderedOps {
     private readonly wantIds: boolean,
     private readonly reorder: number,
     private readonly problem: OpsProblemSink,
+    /** The run's time line (clock.ts): times come out as ns from its origin. */
+    private readonly clock: Clock,
     /** Called every 1024 lines read (the worker's sign of life: see opsThread.ts). */
     private readonly onLines?: (lines: number) => void,
   ) {
@@ -57,11 +60,11 @@ export class OrderedOps {
         continue;
       }
       if (isBlankLine(l.b, l.start, l.end)) continue;
-      if (fastOpInto(this.slot, l.b, l.start, l.end, l.no, this.wantIds)) {
+      if (fastOpInto(this.slot, l.b, l.start, l.end, l.no, this.wantIds, this.clock)) {
         this.valid++;
         return this.slot;
       }
-      const r = fullOpBytes(l.b, l.start, l.end, l.no);
+      const r = fullOpBytes(l.b, l.start, l.end, l.no, this.clock);
       if (r.ok) {
         this.valid++;
         return r.value;

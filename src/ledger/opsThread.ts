@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { SyncFileLines } from './lines.js';
 import { OrderedOps } from './opsSource.js';
+import { Clock } from './clock.js';
 import type { OpRecord } from './records.js';
 
 /**
@@ -90,6 +91,8 @@ export interface OpsWorkerData {
   keep: number;
   keepIds: boolean;
   reorder: number;
+  /** The run's time origin in whole seconds (clock.ts): the ledger's, so that both threads' times are on one line. */
+  originSec: number;
 }
 
 /** The worker's side: read, parse, reorder, write records; wait when a ring is full. */
@@ -105,6 +108,7 @@ export function runOpsWorker(d: OpsWorkerData): OpsThreadEnd {
       end.problemCount++;
       if (end.problems.length < d.keep) end.problems.push({ line, expected, got });
     },
+    new Clock(d.originSec ?? 0),
     (lines) => Atomics.store(s.header, H_LINES, lines),
   );
   let written = 0;
@@ -187,8 +191,8 @@ export class OpsThread {
    * `fd`: ops.jsonl, not yet read (the caller closes it after `end()`); `keepIds` and `reorder` as for
    * OrderedOps; `stallMs`: see OPS_WORKER_STALL_MS.
    */
-  constructor(fd: number, keep: number, keepIds: boolean, reorder: number, private readonly stallMs = OPS_WORKER_STALL_MS) {
-    const workerData: OpsWorkerData = { fd, sab: this.sab, keep, keepIds, reorder };
+  constructor(fd: number, keep: number, keepIds: boolean, reorder: number, private readonly stallMs = OPS_WORKER_STALL_MS, originSec = 0) {
+    const workerData: OpsWorkerData = { fd, sab: this.sab, keep, keepIds, reorder, originSec };
     // The reorder window's ids live for a window's worth of lines, long enough that V8 kept
     // doubling the worker's young generation (16 -> 32 MB between 1 M and 10 M records: RSS rose
     // with the length of the file). Capped, they are promoted and collected instead: RSS 88 MB

@@ -6,6 +6,7 @@ import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTrace
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
+import { Clock, CLOCK_RANGE_EXPECTED } from './clock.js';
 import type { OpsThread } from './opsThread.js';
 import { isBlankLine, OrderedOps } from './opsSource.js';
 import { fastProbeInto, fullProbeBytes, isCounter, type OpRecord, type ProbeRecord } from './records.js';
@@ -74,10 +75,11 @@ export interface ReadLedgerOptions {
   format?: TraceFormat | 'auto' | undefined;
   events?: TraceLineOptions | undefined;
   semantics?: EntrySemantics | undefined;
-  captureStartNs?: number | undefined;
-  captureStopNs?: number | undefined;
+  /** ns since boot (a bigint past 2^53). */
+  captureStartNs?: number | bigint | undefined;
+  captureStopNs?: number | bigint | undefined;
   nmissedDelta?: number | undefined;
-  /** Taps for pictures (see LedgerObserver). */
+  /** Taps for pictures (see LedgerObserver); times given to it are ns since boot (the nearest double past 2^53). */
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
@@ -129,6 +131,8 @@ export async function readLedger(opts: ReadLedgerOptions): Promise<LedgerReport>
 async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<LedgerReport> {
   const problems = new ProblemLog(20, opts.opsFile);
   const notes: string[] = [];
+  // One time line for the run (clock.ts): its origin is fixed by the first time read.
+  const clock = new Clock();
   const traceName = opts.trace.name;
   let format: TraceFormat | undefined = opts.format === 'auto' ? undefined : opts.format;
 
@@ -160,27 +164,38 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
   const Thread = opts.opsThread === true && threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
+  const captureNs = (v: number | bigint | undefined, name: string): number | undefined => {
+    if (v === undefined) return undefined;
+    const r = clock.relAny(v);
+    if (r !== r) throw new InputError({}, `${name}: ${CLOCK_RANGE_EXPECTED}`, String(v));
+    return r;
+  };
   const makeBuilder = (semantics: EntrySemantics): LedgerBuilder => {
     // Only probe.jsonl records can name an operation.
     const wantIds = format === 'jsonl';
+    // Set by the first record; with none, by a capture bound, else by the first operation.
+    const captureStartNs = captureNs(opts.captureStartNs, '--capture-start-ns');
+    const captureStopNs = captureNs(opts.captureStopNs, '--capture-stop-ns');
     if (opsReader !== undefined) {
-      if (Thread !== undefined) {
+      // The worker reads times onto the ledger's line, so the origin must be known first.
+      if (Thread !== undefined && clock.set) {
         // The worker reads the descriptor opened (and checked to be a regular file) above;
         // readLedger closes it once the worker has ended.
         held.fd = opsReader.release();
-        thread = held.thread = new Thread(held.fd, problems.keep, wantIds, reorder);
+        thread = held.thread = new Thread(held.fd, problems.keep, wantIds, reorder, undefined, clock.originSec);
       } else {
-        ordered = new OrderedOps(opsReader, wantIds, reorder, (line, expected, got) => addOpsProblem({ file: opsFile, line, expected, got }));
+        ordered = new OrderedOps(opsReader, wantIds, reorder, (line, expected, got) => addOpsProblem({ file: opsFile, line, expected, got }), clock);
       }
     }
     return new LedgerBuilder({
       semantics: opts.semantics ?? semantics,
-      observe: opts.observe,
+      observe: observeAbsolute(opts.observe, clock),
       // Only probe.jsonl records can name an operation.
       opIds: format === 'jsonl',
       nextOp,
-      captureStartNs: opts.captureStartNs,
-      captureStopNs: opts.captureStopNs,
+      captureStartNs,
+      captureStopNs,
+      showNs: (rel) => clock.absBig(rel).toString(),
       nmissedDelta: opts.nmissedDelta,
       maxactive: opts.maxactive,
       opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
@@ -206,6 +221,11 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     problems.add(p);
   };
 
+  // Without event names, the body's shape says entry or return, so every probe in the trace
+  // counts: another function's return would close a call of this one. The records must then be
+  // of one function and one event of each kind, or the run is refused (issue 25).
+  const bind = events.entryEvent === undefined && events.returnEvent === undefined ? new ProbeBinding() : undefined;
+
   let lastLine = 0;
   const scratch: ProbeRecord = { ev: 'entry', tsNs: 0, task: -1, inst: undefined, op: undefined, line: 0 };
   const splitter = await forEachLine(
@@ -223,15 +243,17 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
         format = b[i] === 123 /* { */ ? 'jsonl' : 'trace-text';
       }
       if (format === 'jsonl') {
-        if (fastProbeInto(scratch, b, start, end, no)) {
+        if (fastProbeInto(scratch, b, start, end, no, clock)) {
           builder ??= makeBuilder('instance');
           records++;
           builder.add(scratch);
           return;
         }
         if (isBlankLine(b, start, end)) return;
-        const r = fullProbeBytes(b, start, end, no);
+        const r = fullProbeBytes(b, start, end, no, clock);
         if (!r.ok) {
+          // A record the time line cannot hold is not dropped: its call would look missed.
+          if (r.expected.endsWith(CLOCK_RANGE_EXPECTED)) throw new InputError({ file: traceName, line: no }, r.expected, r.got);
           traceProblem(no, r.expected, r.got);
           return;
         }
@@ -243,6 +265,12 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
       }
       const k = scanTraceBytes(b, start, end, events);
       if (k === SCAN_ENTRY || k === SCAN_RETURN) {
+        if (bind !== undefined) {
+          const other = bind.check(b, k, no);
+          if (other !== undefined) throw new InputError({ file: traceName, line: no }, 'the records of one probed function, with one entry and one return event (name them with --entry-event and --return-event)', other);
+        }
+        const ts = clock.rel(traceScan.sec, traceScan.fracNs);
+        if (ts !== ts) throw new InputError({ file: traceName, line: no }, `a stamp ${CLOCK_RANGE_EXPECTED}`, `${traceScan.sec}.${String(traceScan.fracNs).padStart(9, '0')}`);
         if (builder === undefined) {
           builder = makeBuilder('event');
           if (traceScan.source === 'perf') format = 'perf-script';
@@ -251,7 +279,7 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
         // Trace text carries no instance id: the ledger pairs by the task's stack. The builder
         // keeps nothing of the record it is given, so one object serves every line.
         scratch.ev = k === SCAN_ENTRY ? 'entry' : 'return';
-        scratch.tsNs = traceScan.tsNs;
+        scratch.tsNs = ts;
         scratch.resNs = traceScan.resNs;
         scratch.task = traceScan.pid;
         scratch.line = no;
@@ -273,7 +301,7 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     throw new InputError({ file: p.file, line: p.line }, p.expected, `${p.got}${traceProblems > 1 ? ` (and ${traceProblems - 1} more unreadable lines, no record)` : ''}`);
   }
   builder ??= makeBuilder(format === 'jsonl' ? 'instance' : 'event');
-  const result = builder.finish();
+  const result = absoluteTimes(builder.finish(), clock);
   opsReader?.close();
   let opsValid = ordered?.valid ?? 0;
   let opsLines = ordered?.lines ?? 0;
@@ -303,4 +331,106 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     problems,
     notes,
   };
+}
+
+/** The observer sees ns since boot, as before the ledger kept its own time line. */
+function observeAbsolute(o: LedgerObserver | undefined, clock: Clock): LedgerObserver | undefined {
+  if (o === undefined) return undefined;
+  const out: LedgerObserver = {};
+  if (o.inFlight !== undefined) {
+    const f = o.inFlight.bind(o);
+    out.inFlight = (open, ts) => f(open, clock.absNum(ts));
+  }
+  if (o.duration !== undefined) out.duration = o.duration.bind(o);
+  if (o.counter !== undefined) {
+    const f = o.counter.bind(o);
+    out.counter = (c) => f(c.tsNs === undefined ? c : { ...c, tsNs: clock.absNum(c.tsNs) });
+  }
+  return out;
+}
+
+/**
+ * The builder's times are ns from the clock's origin: back to ns since boot. A number holds them
+ * exactly up to 2^53 ns; past that `exactNs` gives each as decimal text (and the number is the
+ * nearest double).
+ */
+function absoluteTimes(r: LedgerResult, clock: Clock): LedgerResult {
+  const w = r.window;
+  const times: Array<[string, number | undefined]> = [
+    ['firstNs', w.firstNs],
+    ['lastNs', w.lastNs],
+    ['stopNs', w.stopNs],
+    ['highWaterAtNs', r.highWater.atNs],
+    ['demandAtNs', r.demand?.atNs],
+  ];
+  if (times.some(([, t]) => t !== undefined && clock.beyondDouble(t))) {
+    const exact: Record<string, string> = {};
+    for (const [name, t] of times) if (t !== undefined) exact[name] = clock.absBig(t).toString();
+    r.exactNs = exact;
+  }
+  const abs = (t: number | undefined): number | undefined => (t === undefined ? undefined : clock.absNum(t));
+  r.window = { firstNs: abs(w.firstNs), lastNs: abs(w.lastNs), stopNs: abs(w.stopNs) };
+  r.highWater.atNs = abs(r.highWater.atNs);
+  if (r.demand !== undefined) r.demand.atNs = abs(r.demand.atNs);
+  return r;
+}
+
+/** A byte range copied out of a line, with the line it came from. */
+interface Seen {
+  bytes: Buffer;
+  line: number;
+}
+
+/**
+ * The probe of a trace read without event names: the first entry event, the first return event
+ * and (ftrace text, which prints symbols) the first probed function. A record of another one is
+ * named, so that the reader can refuse the trace rather than pair across functions. perf script
+ * prints addresses, an entry's at the probe's offset, so there only the event names are compared.
+ */
+class ProbeBinding {
+  private entryEvent: Seen | undefined;
+  private returnEvent: Seen | undefined;
+  private func: Seen | undefined;
+
+  /** The record just scanned (SCAN_ENTRY or SCAN_RETURN, `traceScan`): undefined if it is of the probe, else what it is instead. */
+  check(b: Buffer, kind: number, line: number): string | undefined {
+    const st = traceScan;
+    const ret = kind === SCAN_RETURN;
+    const ev = ret ? this.returnEvent : this.entryEvent;
+    if (ev === undefined) {
+      const seen = { bytes: Buffer.from(b.subarray(st.evStart, st.evEnd)), line };
+      if (ret) this.returnEvent = seen;
+      else this.entryEvent = seen;
+    } else if (!same(b, st.evStart, st.evEnd, ev.bytes)) {
+      return `${ret ? 'return' : 'entry'} event ${quote(b, st.evStart, st.evEnd)} besides ${quote(ev.bytes, 0, ev.bytes.length)} (line ${ev.line})`;
+    }
+    if (st.source !== 'ftrace') return undefined;
+    // ftrace: `(caller+off/size <- func)` for a return, `(func+off/size)` for an entry.
+    let from: number;
+    let to: number;
+    if (ret) {
+      from = st.arrow + 4;
+      to = st.close;
+    } else {
+      from = st.bodyStart + 1;
+      to = from;
+      while (to < st.close && b[to] !== 43 /* + */) to++;
+    }
+    while (from < to && (b[from] === 32 || b[from] === 9)) from++;
+    while (to > from && (b[to - 1] === 32 || b[to - 1] === 9)) to--;
+    const f = this.func;
+    if (f === undefined) this.func = { bytes: Buffer.from(b.subarray(from, to)), line };
+    else if (!same(b, from, to, f.bytes)) return `a ${ret ? 'return' : 'entry'} of ${quote(b, from, to)} besides ${quote(f.bytes, 0, f.bytes.length)} (line ${f.line})`;
+    return undefined;
+  }
+}
+
+function same(b: Buffer, from: number, to: number, want: Buffer): boolean {
+  if (to - from !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (b[from + i] !== want[i]) return false;
+  return true;
+}
+
+function quote(b: Buffer, from: number, to: number): string {
+  return shown(b.toString('utf8', from, Math.min(to, from + 80)));
 }

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { shown } from '../errors.js';
 import { firstInvalidUtf8 } from '../fsutil.js';
+import { Clock, CLOCK_RANGE_EXPECTED } from './clock.js';
 import { F_FALSE, F_NULL, F_NUM, F_STR, F_TRUE, FlatJson, key, keyHash } from './flatjson.js';
 
 /**
@@ -52,6 +53,10 @@ function fail(expected: string, got: string): { ok: false; expected: string; got
   return { ok: false, expected, got };
 }
 
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
 function parseObject(text: string): Record<string, unknown> | string {
   let v: unknown;
   try {
@@ -63,8 +68,32 @@ function parseObject(text: string): Record<string, unknown> | string {
   return v as Record<string, unknown>;
 }
 
-function isNs(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+/**
+ * Without a clock, times are ns since boot as they are, up to 2^53 (what the parsers did before
+ * the ledger kept its own time line, clock.ts).
+ */
+const ABSOLUTE = new Clock(0);
+
+/**
+ * A JSON time value as ns from the clock's origin: past 2^53 a double has rounded it, so the
+ * integer literal is read again from the text. 'range': an integer the clock cannot place;
+ * undefined: not a non-negative integer.
+ */
+function timeValue(v: unknown, name: string, text: string, clock: Clock): number | 'range' | undefined {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return undefined;
+  let r: number;
+  if (Number.isSafeInteger(v)) r = clock.relNs(v);
+  else {
+    const m = new RegExp(`"${name}"\\s*:\\s*(\\d{1,20})(?![\\d.eE])`).exec(text);
+    if (m === null || Number(m[1]) !== v) return undefined;
+    const b = Buffer.from(m[1]!, 'latin1');
+    r = clock.relDigits(b, 0, b.length);
+  }
+  return r === r ? r : 'range';
+}
+
+function timeFail(name: string, v: unknown, t: 'range' | undefined, what = 'integer nanoseconds'): { ok: false; expected: string; got: string } {
+  return t === 'range' ? fail(`"${name}": ${CLOCK_RANGE_EXPECTED}`, `"${name}": ${shown(v)}`) : fail(`"${name}": ${what}`, `"${name}": ${shown(v)}`);
 }
 
 const OP_EXAMPLE = '{"op": "req-17", "task": 311, "submit_ns": 4374190000, "done_ns": 6138369000, "reaches_target": true}';
@@ -94,7 +123,7 @@ const V_FILTERED = key('filtered');
  * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
  * for the whole file); false sends the line to the full parser.
  */
-export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId = true): boolean {
+export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId = true, clock: Clock = ABSOLUTE): boolean {
   if (!flat.reset(b, start, end)) return false;
   let op: string | undefined;
   let task = -1;
@@ -115,11 +144,13 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
     } else if (kh === H_SUBMIT && flat.keyIs(K_SUBMIT)) {
-      if (t !== F_NUM || flat.num < 0) return false;
-      submit = flat.num;
+      submit = flat.ns(clock);
+      if (!(submit >= 0)) return false;
     } else if (kh === H_DONE && flat.keyIs(K_DONE)) {
-      if (t === F_NUM && flat.num >= 0) done = flat.num;
-      else if (t !== F_NULL) return false;
+      if (t !== F_NULL) {
+        done = flat.ns(clock);
+        if (!(done >= 0)) return false;
+      } else done = null;
     } else if (kh === H_REACHES && flat.keyIs(K_REACHES)) {
       if (t === F_TRUE) reaches = true;
       else if (t === F_FALSE) reaches = false;
@@ -141,7 +172,7 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
  * keeps nothing of a record, so the reader passes one object for every line); false sends the
  * line to the full parser.
  */
-export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number): boolean {
+export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number, clock: Clock = ABSOLUTE): boolean {
   if (!flat.reset(b, start, end)) return false;
   let ev: ProbeRecord['ev'] | undefined;
   let ts = -1;
@@ -161,8 +192,8 @@ export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: n
       else if (flat.strIs(V_FILTERED)) ev = 'filtered';
       else return false;
     } else if (kh === H_TS && flat.keyIs(K_TS)) {
-      if (t !== F_NUM || flat.num < 0) return false;
-      ts = flat.num;
+      ts = flat.ns(clock);
+      if (!(ts >= 0)) return false;
     } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
@@ -196,15 +227,15 @@ function lineText(b: Buffer, start: number, end: number): string | { ok: false; 
 }
 
 /** The full `ops.jsonl` parser over bytes (what the reader falls back to when the fast path declines). */
-export function fullOpBytes(b: Buffer, start: number, end: number, line: number): Parsed<OpRecord> {
+export function fullOpBytes(b: Buffer, start: number, end: number, line: number, clock: Clock = ABSOLUTE): Parsed<OpRecord> {
   const text = lineText(b, start, end);
-  return typeof text === 'string' ? parseOpLine(text, line) : text;
+  return typeof text === 'string' ? parseOpLine(text, line, clock) : text;
 }
 
 /** The full `probe.jsonl` parser over bytes. */
-export function fullProbeBytes(b: Buffer, start: number, end: number, line: number): Parsed<ProbeRecord | CounterRecord> {
+export function fullProbeBytes(b: Buffer, start: number, end: number, line: number, clock: Clock = ABSOLUTE): Parsed<ProbeRecord | CounterRecord> {
   const text = lineText(b, start, end);
-  return typeof text === 'string' ? parseProbeLine(text, line) : text;
+  return typeof text === 'string' ? parseProbeLine(text, line, clock) : text;
 }
 
 /** Parse one `ops.jsonl` line given as bytes b[start, end): a fast path, then the full parser. */
@@ -215,17 +246,19 @@ export function parseOpBytes(b: Buffer, start: number, end: number, line: number
 }
 
 /** Parse one `ops.jsonl` line. */
-export function parseOpLine(text: string, line: number): Parsed<OpRecord> {
+export function parseOpLine(text: string, line: number, clock: Clock = ABSOLUTE): Parsed<OpRecord> {
   const o = parseObject(text);
   if (typeof o === 'string') return fail(`a JSON object per line, like ${OP_EXAMPLE}`, o);
   const op = o.op;
   if (typeof op !== 'string' || op === '') return fail('"op": a non-empty string', `"op": ${shown(op)}`);
   const task = o.task;
   if (task !== undefined && task !== null && !(Number.isSafeInteger(task) && (task as number) >= 0)) return fail('"task": a pid (integer) or absent', `"task": ${shown(task)}`);
-  if (!isNs(o.submit_ns)) return fail('"submit_ns": integer nanoseconds', `"submit_ns": ${shown(o.submit_ns)}`);
-  const done = o.done_ns;
-  if (done !== null && done !== undefined && !isNs(done)) return fail('"done_ns": integer nanoseconds or null', `"done_ns": ${shown(done)}`);
-  if (typeof done === 'number' && done < o.submit_ns) return fail('"done_ns" not before "submit_ns"', `${done} < ${o.submit_ns}`);
+  const submit = timeValue(o.submit_ns, 'submit_ns', text, clock);
+  if (typeof submit !== 'number') return timeFail('submit_ns', o.submit_ns, submit);
+  const doneRaw = o.done_ns;
+  const done = doneRaw === null || doneRaw === undefined ? null : timeValue(doneRaw, 'done_ns', text, clock);
+  if (done !== null && typeof done !== 'number') return timeFail('done_ns', doneRaw, done, 'integer nanoseconds or null');
+  if (done !== null && done < submit) return fail('"done_ns" not before "submit_ns"', `${shown(doneRaw)} < ${shown(o.submit_ns)}`);
   const reaches = o.reaches_target;
   if (reaches !== undefined && reaches !== null && typeof reaches !== 'boolean') return fail('"reaches_target": true or false', `"reaches_target": ${shown(reaches)}`);
   return {
@@ -233,8 +266,8 @@ export function parseOpLine(text: string, line: number): Parsed<OpRecord> {
     value: {
       op,
       task: typeof task === 'number' ? task : -1,
-      submitNs: o.submit_ns,
-      doneNs: typeof done === 'number' ? done : null,
+      submitNs: submit,
+      doneNs: done,
       reachesTarget: typeof reaches === 'boolean' ? reaches : undefined,
       line,
     },
@@ -251,20 +284,22 @@ export function parseProbeBytes(b: Buffer, start: number, end: number, line: num
 }
 
 /** Parse one `probe.jsonl` line into a probe record or a counter snapshot. */
-export function parseProbeLine(text: string, line: number): Parsed<ProbeRecord | CounterRecord> {
+export function parseProbeLine(text: string, line: number, clock: Clock = ABSOLUTE): Parsed<ProbeRecord | CounterRecord> {
   const o = parseObject(text);
   if (typeof o === 'string') return fail(`a JSON object per line, like ${PROBE_EXAMPLE}`, o);
   const ev = o.ev;
   if (ev === 'counter') {
     if (typeof o.name !== 'string' || o.name === '') return fail('"name": the counter name (nmissed, kprobe_nmissed)', `"name": ${shown(o.name)}`);
-    if (!isNs(o.value)) return fail('"value": a non-negative integer', `"value": ${shown(o.value)}`);
-    if (o.ts_ns !== undefined && !isNs(o.ts_ns)) return fail('"ts_ns": integer nanoseconds', `"ts_ns": ${shown(o.ts_ns)}`);
+    if (!isCount(o.value)) return fail('"value": a non-negative integer', `"value": ${shown(o.value)}`);
+    const cts = o.ts_ns === undefined ? undefined : timeValue(o.ts_ns, 'ts_ns', text, clock);
+    if (o.ts_ns !== undefined && typeof cts !== 'number') return timeFail('ts_ns', o.ts_ns, cts);
     if (o.epoch !== undefined && o.epoch !== null && typeof o.epoch !== 'string' && typeof o.epoch !== 'number') return fail('"epoch": a registration label (string)', `"epoch": ${shown(o.epoch)}`);
     const epoch = o.epoch === undefined || o.epoch === null ? undefined : String(o.epoch);
-    return { ok: true, value: { name: o.name, value: o.value, epoch, tsNs: o.ts_ns as number | undefined, line } };
+    return { ok: true, value: { name: o.name, value: o.value, epoch, tsNs: cts as number | undefined, line } };
   }
   if (ev !== 'entry' && ev !== 'return' && ev !== 'filtered') return fail('"ev": entry, return, filtered or counter', `"ev": ${shown(ev)}`);
-  if (!isNs(o.ts_ns)) return fail('"ts_ns": integer nanoseconds', `"ts_ns": ${shown(o.ts_ns)}`);
+  const ts = timeValue(o.ts_ns, 'ts_ns', text, clock);
+  if (typeof ts !== 'number') return timeFail('ts_ns', o.ts_ns, ts);
   const task = o.task;
   if (task !== undefined && task !== null && !(Number.isSafeInteger(task) && (task as number) >= 0)) return fail('"task": a pid (integer) or absent', `"task": ${shown(task)}`);
   const inst = o.inst;
@@ -275,7 +310,7 @@ export function parseProbeLine(text: string, line: number): Parsed<ProbeRecord |
     ok: true,
     value: {
       ev,
-      tsNs: o.ts_ns,
+      tsNs: ts,
       task: typeof task === 'number' ? task : -1,
       inst: inst === undefined || inst === null ? undefined : String(inst),
       op: typeof op === 'string' ? op : undefined,
