@@ -323,12 +323,28 @@ counter_get() { # NAME -> $CV, from the module's debugfs counters
 }
 
 mod_load() { # EPOCH PARAMS... -> $LOAD_RC; the exact insmod line goes to scenario.json
-  local ep=$1 line
+  local ep=$1 line l
   shift
+  dmesg -c > /dev/null 2>&1
   insmod $KO epoch=$ep "$@" 2>> $S/register.err; LOAD_RC=$?
   line="insmod krtfix.ko epoch=$ep $*"
   json_str "$line"; echo "\"$JS\"" >> $S/loads.part
   echo $LOAD_RC >> $S/load_rc.part
+  # The errno register_kretprobe returned is in the module's kernel log line (insmod shows only
+  # strerror): the host reads register.dmesg with the project's dmesg reader.
+  if [ $LOAD_RC != 0 ]; then
+    dmesg > $S/register.dmesg 2>&1
+    read -r l < $S/register.err; json_str "$l"; meta register_err "\"$JS\""
+  fi
+}
+
+mod_load_failed() { # SYMBOL: snapshots of the refused registration, so the bundle makes a case
+  # The module never loaded: its counters directory is absent, and the manifest says so.
+  sh $COLLECT snapshot start --module-dir $D --symbol "$1" --out "$S" > "$S/collect-start.log" 2>&1
+  echo $? > "$S/collect-start.rc"
+  sh $COLLECT snapshot end --module-dir $D --symbol "$1" --out "$S" > "$S/collect-end.log" 2>&1
+  echo $? > "$S/collect-end.rc"
+  : > $S/probe.jsonl
 }
 
 mod_unload() {
@@ -418,12 +434,18 @@ mod_finish() {
 
 # One registration: NAME STOPPED(0|1) "PARAMS" CALLSPEC...
 mod_fixture() {
-  local name=$1 stop=$2 params=$3
+  local name=$1 stop=$2 params=$3 sym p
   shift 3
   mod_begin $name
   # shellcheck disable=SC2086
   mod_load $name-1 $params
-  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_finish; return; fi
+  if [ $LOAD_RC != 0 ]; then
+    say "$name: insmod failed"
+    sym=krtfix_target
+    for p in $params; do case $p in symbol=*) sym=${p#symbol=} ;; esac; done
+    mod_load_failed $sym
+    mod_finish; return
+  fi
   cp $D/counters $S/registered.counters
   mod_snapshot start
   mod_calls "$@"
@@ -481,6 +503,12 @@ module_scenario() { # guest name
     mod-reenter) mod_fixture $1 0 "maxactive=8 reenter=1" c1:1: c2:1: c3:1: ;;
     mod-stopped) mod_fixture $1 1 "maxactive=8" c1:1: c2:1: c3:1: ;;
     mod-reload) mod_reload ;;
+    # Registrations at and past the C API's limits (kernel-facts.md §1): each either refused,
+    # with the errno register_kretprobe returned, or accepted and run like mod-adequate.
+    mod-maxactive-4097) mod_fixture $1 0 "maxactive=4097" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-data-size-4097) mod_fixture $1 0 "maxactive=8 data_size=4097" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-blacklisted) mod_fixture $1 0 "maxactive=8 symbol=do_int3" c1:1: ;;
+    mod-missing-symbol) mod_fixture $1 0 "maxactive=8 symbol=no_such_function_xyz" c1:1: ;;
   esac
 }
 

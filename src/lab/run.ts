@@ -200,10 +200,13 @@ function moduleMismatches(row: LabRow): string[] {
   const e = row.expected;
   if (!o || !e) return [`no expectation for bundle ${row.bundle}`];
   const out: string[] = [...o.problems];
-  if (!o.registered) out.push('the module did not load (register_kretprobe failed?)');
   const check = (what: string, got: unknown, want: unknown): void => {
     if (want !== undefined && got !== want) out.push(`${what}: expected ${String(want)}; got ${String(got)}`);
   };
+  if (e.rejected === true) {
+    check('registered', o.registered, false);
+    check('register_kretprobe errno', o.refused?.errno, e.errno);
+  } else if (!o.registered) out.push(`the module did not load (register_kretprobe ${o.refused?.errno ?? '?'}: ${o.refused?.insmod ?? '?'})`);
   const end = o.counters.end ?? {};
   for (const [k, want] of Object.entries(e.module ?? {})) check(`end counter ${k}`, end[k], want);
   if (e.records) {
@@ -211,7 +214,7 @@ function moduleMismatches(row: LabRow): string[] {
     check('return records', o.records.return, e.records.return);
     check('filtered records', o.records.filtered, e.records.filtered);
   }
-  if (o.gated && !o.gated.all_blocked) out.push('not every call was held at the gate before the snapshot');
+  if (o.registered && o.gated && !o.gated.all_blocked) out.push('not every call was held at the gate before the snapshot');
   const t = row.triage;
   if (t?.verdict !== undefined && t.verdict !== e.verdict) {
     out.push(`verdict: expected ${e.verdict}; got ${t.verdict}${t.missing.length ? ` (missing: ${t.missing.join(', ')})` : ''}`);

@@ -49,6 +49,10 @@ export const LAB_SCENARIOS: readonly LabScenario[] = [
       ['mod-reenter', 'maxactive=8, the entry handler calls a helper that reaches the probed target'],
       ['mod-stopped', 'maxactive=8, three calls held, end snapshot taken before the release'],
       ['mod-reload', 'maxactive=2, the module reloaded between the start and end snapshots'],
+      ['mod-maxactive-4097', 'maxactive=4097, one past the tracefs cap of 4096 (the C API sets none), four calls'],
+      ['mod-data-size-4097', 'data_size=4097, past KRETPROBE_MAX_DATA_SIZE (4096): refused with E2BIG where the limit exists'],
+      ['mod-blacklisted', 'the kretprobe on do_int3 (NOKPROBE_SYMBOL): refused'],
+      ['mod-missing-symbol', 'the kretprobe on a symbol kallsyms does not have: refused'],
     ] as const
   ).map(([name, about]): LabScenario => ({ name, kind: 'module', smp: 2, guest: name, bundles: [name], about })),
 ];
@@ -68,6 +72,8 @@ export interface LabExpectation {
   errorReason?: string;
   /** The registration is rejected (implied by errorReason). */
   rejected?: boolean;
+  /** The errno name register_kretprobe returned (module scenarios), as the module's log line says. */
+  errno?: string;
   /** The module's own counters at the end snapshot (lab/module/krtfix.c debugfs `counters`). */
   module?: ModuleCounters;
   /** Rules that must fire (besides the verdict). */
@@ -189,6 +195,20 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
       return { verdict: 'observer-gap', rules: ['counters/kprobe-nmissed-rose'], ...moduleRound({ maxactive: 8, calls: 3, reenter: true }) };
     case 'mod-stopped':
       return { verdict: 'still-in-flight', ...moduleRound({ maxactive: 8, calls: 3, held: true }) };
+    case 'mod-maxactive-4097':
+      // kernel-facts.md §1: register_kretprobe sets no upper limit (4096 is tracefs's cap only).
+      return { verdict: 'fully-observed', ...moduleRound({ maxactive: 4097, calls: 4 }) };
+    case 'mod-data-size-4097':
+      // kernel-history.md: -E2BIG for data_size > 4096 from 5.16 and the stable 5.15.x. Observed:
+      // Debian's 5.10.223 refuses it too (the limit reached the 5.10 stable series), so every
+      // kernel of the lab refuses it; the model's first guess (5.10 accepts) was wrong.
+      return { verdict: 'setup-failure', rejected: true, errno: 'E2BIG' };
+    case 'mod-blacklisted':
+      // check_kprobe_address_safe: a NOKPROBE_SYMBOL is refused with -EINVAL (kernel-facts.md §1).
+      return { verdict: 'setup-failure', rejected: true, errno: 'EINVAL' };
+    case 'mod-missing-symbol':
+      // kprobe_lookup_name finds nothing: -ENOENT (kernel-facts.md §1).
+      return { verdict: 'setup-failure', rejected: true, errno: 'ENOENT' };
     case 'mod-reload':
       // The second registration's round; the start snapshot is from the first one, so no delta:
       // the misses of this round cannot be counted from the snapshots.

@@ -45,6 +45,9 @@ export function formatLabTable(rows: LabRow[]): string {
     const body = module.map((r) => {
       const o = r.module;
       const c = o?.counters.end;
+      if (o && !o.registered) {
+        return [r.bundle, o.release ?? r.kernel.release, '-', `refused: ${o.refused?.errno ?? '?'}`, '-', '-', '-', '-', r.triage?.verdict ?? '(none)', r.expected?.verdict ?? '?', secs(o.elapsedNs)];
+      }
       return [
         r.bundle,
         o?.release ?? r.kernel.release,

@@ -199,8 +199,9 @@ export async function triageModuleBundle(
   const release = obs.release ?? ctx.kernel.release;
   const last = obs.loads.at(-1);
   const params = paramsOf(last);
+  const target = params.get('symbol') ?? 'krtfix_target';
   const built = await caseFromBundle(obs.dir, {
-    symbol: 'krtfix_target',
+    symbol: target,
     id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
     title: `Lab: ${last ?? obs.bundle} on Linux ${release}`,
     source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.possibleCpus ?? '?'}), module lab/module/krtfix.c, ${ctx.date}`,
@@ -214,10 +215,19 @@ export async function triageModuleBundle(
   };
   const mod = 'lab: the module it loaded (lab/module/krtfix.c)';
   put('probe.interface', 'module', mod);
-  put('probe.target', 'krtfix_target', mod);
-  put('probe.target_module', 'krtfix', mod);
+  put('probe.target', target, target === 'krtfix_target' ? mod : `lab: ${obs.bundle}/scenario.json loads (symbol=)`);
+  if (target === 'krtfix_target') put('probe.target_module', 'krtfix', mod);
   if (!obs.registered) {
-    put('probe.registration.result', 'failed', `lab: ${obs.bundle}/scenario.json register_rc`);
+    const r = obs.refused;
+    const from = r?.dmesgLine === undefined ? `lab: ${obs.bundle}/scenario.json register_rc` : `lab: ${obs.bundle}/register.dmesg:${r.dmesgLine}`;
+    put('probe.registration.result', r?.errno ?? 'unknown', from);
+    // insmod prints only strerror, and for ENOENT busybox's wording blames the module's symbols:
+    // the kernel's own line comes first.
+    const said = [r?.code === undefined ? undefined : `register_kretprobe failed, returned -${r.code}`, r?.insmod].filter((x) => x !== undefined).join('; ');
+    if (said !== '') put('probe.registration.reason', said, `${from}; ${obs.bundle}/scenario.json register_err (insmod's message)`);
+    put('probe.armed', false, `lab: ${obs.bundle}/scenario.json register_rc (insmod failed: the module never loaded)`);
+    put('probe.entry_handler.present', true, mod);
+    put('probe.maxactive.requested', Number(params.get('maxactive') ?? '0'), `lab: ${obs.bundle}/scenario.json loads`);
   } else {
     const end = obs.counters.end;
     const start = obs.counters.start;
