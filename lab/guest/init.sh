@@ -512,6 +512,63 @@ module_scenario() { # guest name
   esac
 }
 
+# --- bpftrace on the module's gate (issue 22): Debian's bpftrace and bpftool in /usr/bin, /usr/sbin
+# with their libraries under /lib/x86_64-linux-gnu (lab-setup.sh), only in boots that need them.
+BT_CALLS=12
+kp_on_target() { # -> $KPN: kprobes/list lines on krtfix_target (the module's own, then bpftrace's)
+  local l
+  KPN=0
+  while read -r l; do case "$l" in *krtfix_target*) KPN=$((KPN + 1)) ;; esac; done < /sys/kernel/debug/kprobes/list
+}
+
+bt_kretprobe() { # NAME: bpftrace kretprobe:krtfix_target against BT_CALLS held callers
+  local name=$1 i specs="" bpid n=0
+  mod_begin $name
+  export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+  bpftrace --version > $S/bpftrace.version 2>&1
+  bpftool version > $S/bpftool.version 2>&1
+  # The module's own kretprobe has room for every call: its counters are the ground truth.
+  mod_load $name-1 maxactive=32
+  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_load_failed krtfix_target; mod_finish; return; fi
+  cp $D/counters $S/registered.counters
+  echo 'kretprobe:krtfix_target { @returns = count(); }' > $S/script.bt
+  bpftrace $S/script.bt > $S/bpftrace.out 2>&1 &
+  bpid=$!
+  # Attached when kprobes/list shows a second probe on krtfix_target (bpftrace compiles under TCG
+  # for a while first).
+  while :; do
+    kp_on_target
+    [ $KPN -ge 2 ] && break
+    n=$((n + 1))
+    if [ $n -ge 600 ] || ! kill -0 $bpid 2>/dev/null; then say "$name: bpftrace never attached"; break; fi
+    usleep 500000
+  done
+  sleep 1
+  cp /sys/kernel/debug/kprobes/list $S/kprobes.list
+  meta bpftrace_attached "$KPN"
+  mod_snapshot start
+  i=1
+  while [ $i -le $BT_CALLS ]; do specs="$specs c$i:1:"; i=$((i + 1)); done
+  # shellcheck disable=SC2086
+  mod_calls $specs
+  mod_gated_meta
+  # What a user would paste while the calls are held: the links, as text and JSON, and the programs.
+  bpftool link show > $S/bpftool-link.txt 2>&1
+  bpftool -j link show > $S/bpftool-link.json 2>&1
+  bpftool prog show > $S/bpftool-prog.txt 2>&1
+  meta capture_stop_ns null
+  mod_release 0
+  bpftool link show > $S/bpftool-link-released.txt 2>&1
+  bpftool -j link show > $S/bpftool-link-released.json 2>&1
+  kill -INT $bpid
+  wait $bpid
+  echo $? > $S/bpftrace.rc
+  mod_snapshot end
+  cp $D/counters $S/released.counters
+  mod_unload
+  mod_finish
+}
+
 read -r REL < /proc/sys/kernel/osrelease
 read -r CPUS < /sys/devices/system/cpu/possible
 # The FIFO read path: pipe_read until 6.x; newer kernels split it into anon_pipe_read and the
@@ -540,6 +597,7 @@ for sc in $SCENARIOS; do
       failure fail-r9999 "r9999:kfix/gate $PIPE_SYM" $PIPE_SYM
       ;;
     mod-*) module_scenario $sc ;;
+    bt-kretprobe) bt_kretprobe $sc ;;
     *) say "unknown scenario $sc" ;;
   esac
   say "scenario $sc end"
