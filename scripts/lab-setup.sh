@@ -13,7 +13,7 @@
 # Usage: scripts/lab-setup.sh [--refresh]
 #   --refresh  look the kernel packages up again even when the cache already has kernels
 # Prints the time of each step; the lab reads "$CACHE/kernels.tsv"
-# (series, release, vmlinuz, krtfix.ko, upstream version, suite).
+# (series, release, vmlinuz, krtfix.ko, upstream version, suite, role, bpftrace tools root or -).
 set -eu
 
 T_START=$(date +%s)
@@ -86,6 +86,11 @@ manifest_ok() {
     [ -s "$img" ] || return 1
     [ -s "$ko" ] || return 1
     case "$ko" in */"$MODHASH"/krtfix.ko) ;; *) return 1 ;; esac
+    # bpftrace and bpftool for the guest, on every series but 5.10 (issue 22).
+    if [ "$series" != 5.10 ]; then
+      tools=$(printf '%s\n' "$line" | cut -f8)
+      [ -n "$tools" ] && [ -f "$tools/.krt-ready" ] || return 1
+    fi
   done
   return 0
 }
@@ -136,7 +141,7 @@ update_suite() {
   # shellcheck disable=SC2086
   apt-get $APT_OPTS update -qq >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log" >&2; die "apt-get update of the temporary $1 source failed"; }
 }
-for suite in bullseye "$HOST_SUITE" bookworm-backports trixie-backports sid; do
+for suite in bullseye "$HOST_SUITE" bookworm-backports trixie trixie-backports sid; do
   say "package lists of $suite (temporary source list)"
   update_suite "$suite"
 done
@@ -290,6 +295,62 @@ build_module() { # SERIES SUITE BASE_SUITE RELEASE -> $KO
   say "module for $rel built in $(( $(date +%s) - t0 )) s"
 }
 
+# bpftrace and bpftool for the guest's initramfs (issue 22): Debian's bpftrace of the kernel's
+# base suite and the bpftool of the kernel's own suite (built from that kernel's source), with
+# every shared library they load, resolved by the suite's own dynamic loader. Cached per pair.
+closure_download() { # SUITE DIR PKG...: PKG and its whole Depends closure, as apt resolves it for an empty system
+  suite=$1 dir=$2
+  shift 2
+  suite_opts "$suite"
+  mkdir -p "$dir/archives/partial" "$WORK/status"
+  : > "$WORK/status/empty"
+  # shellcheck disable=SC2086
+  apt-get $APT_OPTS -o Dir::State::status="$WORK/status/empty" -o Dir::Cache::Archives="$dir/archives" -o Debug::NoLocking=1 \
+    install -d -y -qq --no-install-recommends "$@" >"$WORK/dl.log" 2>&1 \
+    || { tail -n 20 "$WORK/dl.log" >&2; die "cannot download $* and its dependencies from $suite"; }
+}
+
+fetch_tools() { # BPFTRACE_SUITE BPFTOOL_SUITE -> $TOOLS (a root: usr/bin/bpftrace, usr/sbin/bpftool, their libraries)
+  bts=$1 tos=$2
+  TOOLS="$CACHE/tools/$bts+$tos"
+  if [ -f "$TOOLS/.krt-ready" ]; then
+    say "bpftrace ($bts) and bpftool ($tos) already extracted"
+    return
+  fi
+  t0=$(date +%s)
+  say "downloading bpftrace and its libraries ($bts), bpftool ($tos)"
+  d="$WORK/tools" && rm -rf "$d" && mkdir -p "$d/x"
+  closure_download "$bts" "$d" bpftrace bpftool
+  if [ "$tos" != "$bts" ]; then
+    # The kernel's own suite's bpftool over the base suite's (its libraries are the base suite's).
+    rm -f "$d"/archives/bpftool_*.deb
+    download "$tos" "$d/archives" bpftool
+  fi
+  for deb in "$d"/archives/*.deb; do dpkg -x "$deb" "$d/x" || die "dpkg -x $deb failed"; done
+  x="$d/x"
+  ldso=$(ls "$x"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$x"/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 2>/dev/null | head -n1)
+  [ -n "$ldso" ] || die "no ld-linux-x86-64.so.2 in the libc6 of $bts"
+  rm -rf "$TOOLS.tmp" && mkdir -p "$TOOLS.tmp/lib64" "$TOOLS.tmp/lib/x86_64-linux-gnu" "$TOOLS.tmp/usr/bin" "$TOOLS.tmp/usr/sbin"
+  for bin in usr/bin/bpftrace usr/sbin/bpftool; do
+    [ -x "$x/$bin" ] || die "no /$bin in the packages of $bts/$tos"
+    "$ldso" --library-path "$x/usr/lib/x86_64-linux-gnu:$x/lib/x86_64-linux-gnu" --list "$x/$bin" >"$WORK/ldd.txt" 2>&1 \
+      || { cat "$WORK/ldd.txt" >&2; die "the $bts loader cannot resolve /$bin"; }
+    if grep -q 'not found' "$WORK/ldd.txt"; then grep 'not found' "$WORK/ldd.txt" >&2; die "/$bin needs a library its packages do not hold"; fi
+    awk '$2 == "=>" && $1 !~ /^\// && $3 ~ /^\// { print $1, $3 }' "$WORK/ldd.txt" | while read -r soname lib; do
+      cp -L "$lib" "$TOOLS.tmp/lib/x86_64-linux-gnu/$soname"
+    done
+    cp -L "$x/$bin" "$TOOLS.tmp/$bin"
+  done
+  cp -L "$ldso" "$TOOLS.tmp/lib64/ld-linux-x86-64.so.2"
+  for pkg in bpftrace bpftool; do
+    v=$(dpkg-deb -f "$(ls "$d"/archives/${pkg}_*.deb | head -n1)" Version)
+    printf '%s\t%s\n' "$pkg" "$v" >>"$TOOLS.tmp/versions.tsv"
+  done
+  touch "$TOOLS.tmp/.krt-ready"
+  rm -rf "$TOOLS" && mv "$TOOLS.tmp" "$TOOLS"
+  say "bpftrace tools for the guest: $(du -sm "$TOOLS" | cut -f1) MB in $TOOLS ($(( $(date +%s) - t0 )) s)"
+}
+
 upstream() { # Debian version 6.12.95-1~bpo12+1 -> 6.12.95
   printf '%s\n' "$1" | sed 's/-[^-]*$//; s/+.*//; s/~.*//'
 }
@@ -301,7 +362,9 @@ kernel_series() { # SERIES SUITE BASE_SUITE IMAGE_PKG ROLE
   fetch_kernel "$suite" "$pkg"
   build_module "$series" "$suite" "$base" "$RELEASE"
   ver=$(upstream "$(field "$suite" "$pkg" Version)")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$series" "$RELEASE" "$IMG" "$KO" "$ver" "$suite" "$role" >>"$WORK/kernels.tsv"
+  TOOLS=-
+  [ "$series" = 5.10 ] || fetch_tools "$base" "$suite"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$series" "$RELEASE" "$IMG" "$KO" "$ver" "$suite" "$role" "$TOOLS" >>"$WORK/kernels.tsv"
   say "kernel $series: $RELEASE ($ver, $suite) -> $IMG; module $KO ($(( $(date +%s) - t0 )) s)"
 }
 

@@ -323,12 +323,28 @@ counter_get() { # NAME -> $CV, from the module's debugfs counters
 }
 
 mod_load() { # EPOCH PARAMS... -> $LOAD_RC; the exact insmod line goes to scenario.json
-  local ep=$1 line
+  local ep=$1 line l
   shift
+  dmesg -c > /dev/null 2>&1
   insmod $KO epoch=$ep "$@" 2>> $S/register.err; LOAD_RC=$?
   line="insmod krtfix.ko epoch=$ep $*"
   json_str "$line"; echo "\"$JS\"" >> $S/loads.part
   echo $LOAD_RC >> $S/load_rc.part
+  # The errno register_kretprobe returned is in the module's kernel log line (insmod shows only
+  # strerror): the host reads register.dmesg with the project's dmesg reader.
+  if [ $LOAD_RC != 0 ]; then
+    dmesg > $S/register.dmesg 2>&1
+    read -r l < $S/register.err; json_str "$l"; meta register_err "\"$JS\""
+  fi
+}
+
+mod_load_failed() { # SYMBOL: snapshots of the refused registration, so the bundle makes a case
+  # The module never loaded: its counters directory is absent, and the manifest says so.
+  sh $COLLECT snapshot start --module-dir $D --symbol "$1" --out "$S" > "$S/collect-start.log" 2>&1
+  echo $? > "$S/collect-start.rc"
+  sh $COLLECT snapshot end --module-dir $D --symbol "$1" --out "$S" > "$S/collect-end.log" 2>&1
+  echo $? > "$S/collect-end.rc"
+  : > $S/probe.jsonl
 }
 
 mod_unload() {
@@ -418,12 +434,18 @@ mod_finish() {
 
 # One registration: NAME STOPPED(0|1) "PARAMS" CALLSPEC...
 mod_fixture() {
-  local name=$1 stop=$2 params=$3
+  local name=$1 stop=$2 params=$3 sym p
   shift 3
   mod_begin $name
   # shellcheck disable=SC2086
   mod_load $name-1 $params
-  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_finish; return; fi
+  if [ $LOAD_RC != 0 ]; then
+    say "$name: insmod failed"
+    sym=krtfix_target
+    for p in $params; do case $p in symbol=*) sym=${p#symbol=} ;; esac; done
+    mod_load_failed $sym
+    mod_finish; return
+  fi
   cp $D/counters $S/registered.counters
   mod_snapshot start
   mod_calls "$@"
@@ -481,7 +503,70 @@ module_scenario() { # guest name
     mod-reenter) mod_fixture $1 0 "maxactive=8 reenter=1" c1:1: c2:1: c3:1: ;;
     mod-stopped) mod_fixture $1 1 "maxactive=8" c1:1: c2:1: c3:1: ;;
     mod-reload) mod_reload ;;
+    # Registrations at and past the C API's limits (kernel-facts.md §1): each either refused,
+    # with the errno register_kretprobe returned, or accepted and run like mod-adequate.
+    mod-maxactive-4097) mod_fixture $1 0 "maxactive=4097" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-data-size-4097) mod_fixture $1 0 "maxactive=8 data_size=4097" c1:1: c2:1: c3:1: c4:1: ;;
+    mod-blacklisted) mod_fixture $1 0 "maxactive=8 symbol=do_int3" c1:1: ;;
+    mod-missing-symbol) mod_fixture $1 0 "maxactive=8 symbol=no_such_function_xyz" c1:1: ;;
   esac
+}
+
+# --- bpftrace on the module's gate (issue 22): Debian's bpftrace and bpftool in /usr/bin, /usr/sbin
+# with their libraries under /lib/x86_64-linux-gnu (lab-setup.sh), only in boots that need them.
+BT_CALLS=12
+kp_on_target() { # -> $KPN: kprobes/list lines on krtfix_target (the module's own, then bpftrace's)
+  local l
+  KPN=0
+  while read -r l; do case "$l" in *krtfix_target*) KPN=$((KPN + 1)) ;; esac; done < /sys/kernel/debug/kprobes/list
+}
+
+bt_kretprobe() { # NAME: bpftrace kretprobe:krtfix_target against BT_CALLS held callers
+  local name=$1 i specs="" bpid n=0
+  mod_begin $name
+  export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+  bpftrace --version > $S/bpftrace.version 2>&1
+  bpftool version > $S/bpftool.version 2>&1
+  # The module's own kretprobe has room for every call: its counters are the ground truth.
+  mod_load $name-1 maxactive=32
+  if [ $LOAD_RC != 0 ]; then say "$name: insmod failed"; mod_load_failed krtfix_target; mod_finish; return; fi
+  cp $D/counters $S/registered.counters
+  echo 'kretprobe:krtfix_target { @returns = count(); }' > $S/script.bt
+  bpftrace $S/script.bt > $S/bpftrace.out 2>&1 &
+  bpid=$!
+  # Attached when kprobes/list shows a second probe on krtfix_target (bpftrace compiles under TCG
+  # for a while first).
+  while :; do
+    kp_on_target
+    [ $KPN -ge 2 ] && break
+    n=$((n + 1))
+    if [ $n -ge 600 ] || ! kill -0 $bpid 2>/dev/null; then say "$name: bpftrace never attached"; break; fi
+    usleep 500000
+  done
+  sleep 1
+  cp /sys/kernel/debug/kprobes/list $S/kprobes.list
+  meta bpftrace_attached "$KPN"
+  mod_snapshot start
+  i=1
+  while [ $i -le $BT_CALLS ]; do specs="$specs c$i:1:"; i=$((i + 1)); done
+  # shellcheck disable=SC2086
+  mod_calls $specs
+  mod_gated_meta
+  # What a user would paste while the calls are held: the links, as text and JSON, and the programs.
+  bpftool link show > $S/bpftool-link.txt 2>&1
+  bpftool -j link show > $S/bpftool-link.json 2>&1
+  bpftool prog show > $S/bpftool-prog.txt 2>&1
+  meta capture_stop_ns null
+  mod_release 0
+  bpftool link show > $S/bpftool-link-released.txt 2>&1
+  bpftool -j link show > $S/bpftool-link-released.json 2>&1
+  kill -INT $bpid
+  wait $bpid
+  echo $? > $S/bpftrace.rc
+  mod_snapshot end
+  cp $D/counters $S/released.counters
+  mod_unload
+  mod_finish
 }
 
 read -r REL < /proc/sys/kernel/osrelease
@@ -512,6 +597,7 @@ for sc in $SCENARIOS; do
       failure fail-r9999 "r9999:kfix/gate $PIPE_SYM" $PIPE_SYM
       ;;
     mod-*) module_scenario $sc ;;
+    bt-kretprobe) bt_kretprobe $sc ;;
     *) say "unknown scenario $sc" ;;
   esac
   say "scenario $sc end"

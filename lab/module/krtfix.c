@@ -13,7 +13,8 @@
  *   matches), reenter (the entry handler calls krtfix_helper(), which calls the probed target
  *   through its non-blocking path: the embedded kprobe is hit while its own handler runs, so
  *   rp.kp.nmissed rises while the pool is fine: the article's "do not confuse" case).
- * - data_size holds a per-instance record: instance id, entry time, op id, depth.
+ * - data_size holds a per-instance record: instance id, entry time, op id, depth. The parameters
+ *   symbol and data_size (a larger area) exist for the registration-failure scenarios.
  * - debugfs krtfix/: counters (nmissed, kp_nmissed, maxactive, entries, returns, filtered, held,
  *   calls) and records: a bounded ring of probe.jsonl lines (ledger-format.md).
  */
@@ -47,6 +48,13 @@ MODULE_PARM_DESC(reenter, "the entry handler calls a helper that reaches the pro
 static char *epoch = "reg-1";
 module_param(epoch, charp, 0444);
 MODULE_PARM_DESC(epoch, "label of this registration, written in counter records");
+/* The lab's registration-failure scenarios: another symbol, a larger per-instance data area. */
+static char *symbol = "krtfix_target";
+module_param(symbol, charp, 0444);
+MODULE_PARM_DESC(symbol, "the symbol the kretprobe is registered on (default krtfix_target)");
+static int data_size;
+module_param(data_size, int, 0444);
+MODULE_PARM_DESC(data_size, "kretprobe data_size when larger than the module's own record (0 = its record)");
 
 #define OP_LEN 32
 #define TAG_LEN 16
@@ -264,9 +272,13 @@ static int __init krtfix_init(void)
 	if (!ring)
 		return -ENOMEM;
 	rp.maxactive = maxactive;
+	rp.kp.symbol_name = symbol;
+	if (data_size > (int)sizeof(struct krtfix_inst))
+		rp.data_size = data_size;
 	ret = register_kretprobe(&rp);
 	if (ret < 0) {
-		pr_err("krtfix: register_kretprobe failed: %d\n", ret);
+		/* The wording of samples/kprobes/kretprobe_example.c, which log readers know. */
+		pr_err("krtfix: register_kretprobe failed, returned %d\n", ret);
 		kfree(ring);
 		return ret;
 	}

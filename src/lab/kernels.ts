@@ -21,6 +21,8 @@ export interface LabKernel {
   suite?: string;
   /** `newest` for the newest series Debian's suites carry (its series number changes over time). */
   role?: string;
+  /** A root with Debian's bpftrace and bpftool and their libraries for the guest (lab-setup.sh). */
+  tools?: string;
 }
 
 /** Where `scripts/lab-setup.sh` keeps its downloads: outside the repository, reused across runs. */
@@ -37,7 +39,7 @@ export function parseKernelManifest(text: string, file: string): LabKernel[] {
   const kernels: LabKernel[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
-    const [series, release, image, module, version, suite, role] = line.split('\t');
+    const [series, release, image, module, version, suite, role, tools] = line.split('\t');
     if (!series || !release || !image) {
       throw new InputError({ file, line: i + 1, col: 1 }, 'series<TAB>release<TAB>image path[<TAB>module|-<TAB>version<TAB>suite]', shown(line));
     }
@@ -46,6 +48,7 @@ export function parseKernelManifest(text: string, file: string): LabKernel[] {
     if (version) k.version = version;
     if (suite) k.suite = suite;
     if (role) k.role = role;
+    if (tools && tools !== '-') k.tools = tools;
     kernels.push(k);
   });
   return kernels;
@@ -63,7 +66,13 @@ export async function kernelTraits(k: LabKernel): Promise<KernelTraits> {
     preemption = /^CONFIG_PREEMPTION=y$/m.test(text);
     fprobeEvents = /^CONFIG_FPROBE_EVENTS=y$/m.test(text);
   }
-  return { version, preemption, fprobeEvents };
+  const traits: KernelTraits = { version, preemption, fprobeEvents };
+  if (k.tools) {
+    const tsv = await fs.readFile(path.join(k.tools, 'versions.tsv'), 'utf8').catch(() => '');
+    const bt = /^bpftrace\t(\d+)\.(\d+)\.(\d+)/m.exec(tsv);
+    if (bt) traits.bpftrace = [Number(bt[1]), Number(bt[2]), Number(bt[3])];
+  }
+  return traits;
 }
 
 async function exists(p: string): Promise<boolean> {

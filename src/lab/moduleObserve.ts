@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ERRNO_NAMES, parseDmesg } from '../evidence/dmesg.js';
 import { readText, type LabOp } from './observe.js';
 
 /** The lab module's debugfs `counters` file: `name value` per line (lab/module/krtfix.c). Pure. */
@@ -30,6 +31,11 @@ export interface ModuleObservation {
   /** The insmod lines, in order (two for mod-reload). */
   loads: string[];
   registered: boolean;
+  /**
+   * A refused registration: the errno name register_kretprobe returned, read from the module's
+   * kernel log line (`register.dmesg`) with the project's dmesg reader, and what insmod printed.
+   */
+  refused: { errno: string | undefined; code: number | undefined; insmod: string | undefined; dmesgLine: number | undefined } | undefined;
   /** Counters right after insmod, while every call was held, at start/end snapshot, after the release. */
   counters: { registered?: CounterSnapshot; gated?: CounterSnapshot; start?: CounterSnapshot; end?: CounterSnapshot; released?: CounterSnapshot };
   /** probe.jsonl records by kind (counter records apart). */
@@ -47,6 +53,7 @@ interface ModuleMeta {
   gated?: ModuleObservation['gated'];
   elapsed_ns?: number;
   capture_stop_ns?: number | null;
+  register_err?: string;
 }
 
 /** JSON Lines into objects; a line that is not an object is a problem named by file and line. */
@@ -104,13 +111,22 @@ export async function observeModuleBundle(dir: string): Promise<ModuleObservatio
   const snap = async (name: string): Promise<string | undefined> =>
     (await readText(path.join(dir, 'end', name))) ?? (await readText(path.join(dir, 'start', name)));
   const rcs = meta.register_rc ?? [];
+  const registered = rcs.length > 0 && rcs.every((rc) => rc === 0);
+  let refused: ModuleObservation['refused'];
+  if (!registered) {
+    const log = parseDmesg((await readText(path.join(dir, 'register.dmesg'))) ?? '');
+    const report = log.reports.filter((r) => r.prefix === 'krtfix' && r.registerFailed).at(-1);
+    const errno = report?.registerFailed?.errno;
+    refused = { errno: errno === undefined ? undefined : (ERRNO_NAMES[errno] ?? `errno ${errno}`), code: errno, insmod: meta.register_err, dmesgLine: report?.line };
+  }
   return {
     bundle,
     dir,
     release: (await snap('uname_r'))?.trim(),
     possibleCpus: (await snap('cpu_possible'))?.trim(),
     loads: meta.loads ?? [],
-    registered: rcs.length > 0 && rcs.every((rc) => rc === 0),
+    registered,
+    refused,
     counters,
     records,
     gated: meta.gated,

@@ -7,9 +7,10 @@ import type { LabKernel } from './kernels.js';
 import { observeBundle, type LabObservation } from './observe.js';
 import { expectationFor, planBoots, type LabExpectation, type LabScenario } from './scenarios.js';
 import { loadRules } from '../index.js';
-import { triageBundle, triageModuleBundle, type LabTriage } from './triage.js';
+import { triageBpftraceBundle, triageBundle, triageModuleBundle, type LabTriage } from './triage.js';
 import { kernelTraits } from './kernels.js';
 import { observeModuleBundle, type ModuleObservation } from './moduleObserve.js';
+import { observeBpftraceBundle, type BpftraceObservation } from './bpftraceObserve.js';
 
 export interface LabOptions {
   kernels: LabKernel[];
@@ -29,7 +30,9 @@ export interface LabRow {
   bundle: string;
   kernel: LabKernel;
   smp: number;
-  kind: 'tracefs' | 'module';
+  kind: 'tracefs' | 'module' | 'bpftrace';
+  /** A bpftrace bundle's observation (its module part is in `module` too). */
+  bpftrace?: BpftraceObservation;
   /** A tracefs bundle's observation. */
   observation: LabObservation | undefined;
   /** A module bundle's observation. */
@@ -79,14 +82,19 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
       await fs.mkdir(kdir, { recursive: true });
       const traits = await kernelTraits(kernel);
       for (const boot of planBoots(opts.scenarios)) {
+        // bpftrace scenarios exist for the kernels the set-up got Debian's bpftrace for (not 5.10).
+        if (boot.tools && kernel.tools === undefined) continue;
         // Without a module build the module scenarios cannot run: each becomes a failed row below.
         const runnable = boot.scenarios.filter((s) => s.kind === 'tracefs' || kernel.module !== undefined);
         const guestNames = [...new Set(runnable.map((s) => s.guest))];
-        const initrd = path.join(work, `initramfs-${kernel.release}-smp${boot.smp}.cpio`);
-        await fs.writeFile(initrd, await buildInitramfs({ scenarios: guestNames, defaultName: `default-smp${boot.smp}` }, kernel));
+        const tag = `smp${boot.smp}${boot.tools ? '-bpftrace' : ''}`;
+        const initrd = path.join(work, `initramfs-${kernel.release}-${tag}.cpio`);
+        await fs.writeFile(initrd, await buildInitramfs({ scenarios: guestNames, defaultName: `default-smp${boot.smp}`, tools: boot.tools ? kernel.tools : undefined }, kernel));
         say(`boot ${kernel.release} -smp ${boot.smp}: ${runnable.map((s) => s.name).join(' ')}`);
-        const result = await bootGuest({ kernel, initrd, smp: boot.smp, timeoutMs: opts.timeoutMs ?? 300_000 });
-        const consoleLog = path.join(kdir, `console-smp${boot.smp}.log`);
+        // The tools' initramfs (200 MB+) lives in guest RAM, and bpftrace loads LLVM.
+        const result = await bootGuest({ kernel, initrd, smp: boot.smp, timeoutMs: (opts.timeoutMs ?? 300_000) * (boot.tools ? 2 : 1), memMb: boot.tools ? 2048 : 512 });
+        await fs.rm(initrd, { force: true });
+        const consoleLog = path.join(kdir, `console-${tag}.log`);
         await fs.writeFile(consoleLog, result.console);
         const guest = splitConsole(result.console);
         const problems = [...guest.problems];
@@ -124,7 +132,12 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
             const ctx = { kernel, rules, expected: row.expected, date };
             let elapsedNs: number | undefined;
             try {
-              if (scenario.kind === 'module') {
+              if (scenario.kind === 'bpftrace') {
+                row.bpftrace = await observeBpftraceBundle(dir);
+                row.module = row.bpftrace.module;
+                elapsedNs = row.module.elapsedNs;
+                row.triage = await triageBpftraceBundle(row.bpftrace, ctx);
+              } else if (scenario.kind === 'module') {
                 row.module = await observeModuleBundle(dir);
                 elapsedNs = row.module.elapsedNs;
                 row.triage = await triageModuleBundle(row.module, ctx);
@@ -167,6 +180,7 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
 /** Every way a row differs from what the kernel is expected to show; empty when it matches. */
 export function labMismatches(row: LabRow): string[] {
   if (row.missing) return [row.missing];
+  if (row.kind === 'bpftrace') return bpftraceMismatches(row);
   if (row.kind === 'module') return moduleMismatches(row);
   const o = row.observation;
   const e = row.expected;
@@ -200,10 +214,13 @@ function moduleMismatches(row: LabRow): string[] {
   const e = row.expected;
   if (!o || !e) return [`no expectation for bundle ${row.bundle}`];
   const out: string[] = [...o.problems];
-  if (!o.registered) out.push('the module did not load (register_kretprobe failed?)');
   const check = (what: string, got: unknown, want: unknown): void => {
     if (want !== undefined && got !== want) out.push(`${what}: expected ${String(want)}; got ${String(got)}`);
   };
+  if (e.rejected === true) {
+    check('registered', o.registered, false);
+    check('register_kretprobe errno', o.refused?.errno, e.errno);
+  } else if (!o.registered) out.push(`the module did not load (register_kretprobe ${o.refused?.errno ?? '?'}: ${o.refused?.insmod ?? '?'})`);
   const end = o.counters.end ?? {};
   for (const [k, want] of Object.entries(e.module ?? {})) check(`end counter ${k}`, end[k], want);
   if (e.records) {
@@ -211,10 +228,38 @@ function moduleMismatches(row: LabRow): string[] {
     check('return records', o.records.return, e.records.return);
     check('filtered records', o.records.filtered, e.records.filtered);
   }
-  if (o.gated && !o.gated.all_blocked) out.push('not every call was held at the gate before the snapshot');
+  if (o.registered && o.gated && !o.gated.all_blocked) out.push('not every call was held at the gate before the snapshot');
   const t = row.triage;
   if (t?.verdict !== undefined && t.verdict !== e.verdict) {
     out.push(`verdict: expected ${e.verdict}; got ${t.verdict}${t.missing.length ? ` (missing: ${t.missing.join(', ')})` : ''}`);
+  }
+  return out;
+}
+
+/** A bpftrace row against its expectation: what bpftrace and bpftool showed, and the module's truth. */
+function bpftraceMismatches(row: LabRow): string[] {
+  const o = row.bpftrace;
+  const e = row.expected?.bpftrace;
+  if (!o || !e) return [`no expectation for bundle ${row.bundle}`];
+  const out: string[] = [...o.problems, ...o.module.problems];
+  const check = (what: string, got: unknown, want: unknown): void => {
+    if (want !== undefined && got !== want) out.push(`${what}: expected ${String(want)}; got ${String(got)}`);
+  };
+  const end = o.module.counters.end ?? {};
+  check('module calls (truth)', end.calls, e.calls);
+  check('module returns (truth)', end.returns, e.calls);
+  check('module nmissed', end.nmissed, 0);
+  if (!o.module.gated?.all_blocked) out.push('not every call was held at the gate while bpftool ran');
+  check('bpftrace Attaching N probes', o.output.attached?.probes, 1);
+  check('bpftrace errors', o.output.errors.length, 0);
+  check('bpftrace @returns', o.returns, e.returns);
+  const link = o.targetLink.json;
+  if (e.link === 'none') check('a BPF link on krtfix_target', link === undefined && o.targetLink.text === undefined, true);
+  else {
+    check('a BPF link on krtfix_target (bpftool -j link show)', link !== undefined, true);
+    check('a BPF link on krtfix_target (bpftool link show)', o.targetLink.text !== undefined, true);
+    check('link missed in JSON', link?.kprobe?.missed, e.link === 'no-missed' ? undefined : e.link.missed);
+    check('link missed printed (text)', o.targetLink.text?.kprobe?.missed, e.link === 'no-missed' ? 0 : e.link.missed);
   }
   return out;
 }

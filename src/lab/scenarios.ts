@@ -7,8 +7,11 @@ import type { VerdictId } from '../case/schema.js';
  */
 export interface LabScenario {
   name: string;
-  /** `tracefs`: kprobe_events on pipe_read; `module`: the lab module (lab/module/krtfix.c). */
-  kind: 'tracefs' | 'module';
+  /**
+   * `tracefs`: kprobe_events on pipe_read; `module`: the lab module (lab/module/krtfix.c);
+   * `bpftrace`: Debian's bpftrace on the module's gate, in a boot whose initramfs holds the tools.
+   */
+  kind: 'tracefs' | 'module' | 'bpftrace';
   /** Possible CPUs of the boot it needs (`-smp`). */
   smp: number;
   guest: string;
@@ -49,9 +52,24 @@ export const LAB_SCENARIOS: readonly LabScenario[] = [
       ['mod-reenter', 'maxactive=8, the entry handler calls a helper that reaches the probed target'],
       ['mod-stopped', 'maxactive=8, three calls held, end snapshot taken before the release'],
       ['mod-reload', 'maxactive=2, the module reloaded between the start and end snapshots'],
+      ['mod-maxactive-4097', 'maxactive=4097, one past the tracefs cap of 4096 (the C API sets none), four calls'],
+      ['mod-data-size-4097', 'data_size=4097, past KRETPROBE_MAX_DATA_SIZE (4096): refused with E2BIG where the limit exists'],
+      ['mod-blacklisted', 'the kretprobe on do_int3 (NOKPROBE_SYMBOL): refused'],
+      ['mod-missing-symbol', 'the kretprobe on a symbol kallsyms does not have: refused'],
     ] as const
   ).map(([name, about]): LabScenario => ({ name, kind: 'module', smp: 2, guest: name, bundles: [name], about })),
+  {
+    name: 'bt-kretprobe',
+    kind: 'bpftrace',
+    smp: 2,
+    guest: 'bt-kretprobe',
+    bundles: ['bt-kretprobe'],
+    about: `bpftrace kretprobe:krtfix_target with 12 callers held at the gate (more than the default pool), bpftool link/prog show while held`,
+  },
 ];
+
+/** Callers the bpftrace scenario holds at the gate at once (BT_CALLS in lab/guest/init.sh). */
+export const BT_CALLS = 12;
 
 /** What the kernel is expected to show for one bundle (kernel-notes.md, observed on 6.12 and 6.1). */
 export interface LabExpectation {
@@ -68,10 +86,18 @@ export interface LabExpectation {
   errorReason?: string;
   /** The registration is rejected (implied by errorReason). */
   rejected?: boolean;
+  /** The errno name register_kretprobe returned (module scenarios), as the module's log line says. */
+  errno?: string;
   /** The module's own counters at the end snapshot (lab/module/krtfix.c debugfs `counters`). */
   module?: ModuleCounters;
   /** Rules that must fire (besides the verdict). */
   rules?: string[];
+  /**
+   * A bpftrace bundle: calls held at once (the module's truth), the returns bpftrace's kretprobe
+   * saw (the default pool), and the link bpftool shows on krtfix_target: none (a perf event
+   * attached by ioctl), a link without a `missed` field, or one whose missed is the true count.
+   */
+  bpftrace?: { calls: number; returns: number; link: 'none' | 'no-missed' | { missed: number } };
   /** Module probe records (probe.jsonl) of this registration: entry, return, filtered. */
   records?: { entry: number; return: number; filtered: number };
 }
@@ -95,6 +121,8 @@ export interface KernelTraits {
   preemption: boolean | undefined;
   /** CONFIG_FPROBE_EVENTS=y: tracefs `f:` events (dynamic_events), 6.5 and later. */
   fprobeEvents: boolean | undefined;
+  /** The bpftrace the set-up put beside this kernel ([major, minor, patch]), if any. */
+  bpftrace?: [number, number, number] | undefined;
 }
 
 const atLeast = (v: [number, number, number], w: [number, number, number]): boolean =>
@@ -153,6 +181,17 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
     return { verdict: 'capacity-missed', maxactive: eff, returnHits: eff, returnMisses: 3 - eff, entryHits: 3, entries: 3, returns: eff };
   }
   if (fixed) return fixed;
+  if (bundle === 'bt-kretprobe') {
+    // perf_event_open's kretprobe gets the default pool (kernel-history.md §2); bpftrace prints
+    // no miss count. Observed: Debian's bpftrace 0.17 (bookworm) and 0.23 (trixie) attach a
+    // single kretprobe with perf_event_open and an ioctl, no BPF link, so bpftool shows no
+    // `missed` on any release (the first model, a libbpf perf link from 0.20, was wrong). With no
+    // counter at all the paste cannot tell a miss from a call that never came back.
+    const pool = expectedDefaultMaxactive(k, cpus);
+    if (pool === undefined || k.bpftrace === undefined) return undefined;
+    // The engine still sees the caller model (12 callers) above the default pool it derives.
+    return { verdict: 'insufficient-evidence', rules: BT_CALLS > pool ? ['capacity/pool-below-estimated-overlap'] : [], bpftrace: { calls: BT_CALLS, returns: Math.min(BT_CALLS, pool), link: 'none' } };
+  }
   if (bundle === 'fprobe-f2' || bundle === 'fprobe-default') {
     // kernel-history.md §4: fprobe exits had a rethook pool (fN:, default 2 x possible CPUs per
     // function) until 6.13; from 6.14 they run on the function-graph shadow stack, no pool, and
@@ -189,6 +228,20 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
       return { verdict: 'observer-gap', rules: ['counters/kprobe-nmissed-rose'], ...moduleRound({ maxactive: 8, calls: 3, reenter: true }) };
     case 'mod-stopped':
       return { verdict: 'still-in-flight', ...moduleRound({ maxactive: 8, calls: 3, held: true }) };
+    case 'mod-maxactive-4097':
+      // kernel-facts.md §1: register_kretprobe sets no upper limit (4096 is tracefs's cap only).
+      return { verdict: 'fully-observed', ...moduleRound({ maxactive: 4097, calls: 4 }) };
+    case 'mod-data-size-4097':
+      // kernel-history.md: -E2BIG for data_size > 4096 from 5.16 and the stable 5.15.x. Observed:
+      // Debian's 5.10.223 refuses it too (the limit reached the 5.10 stable series), so every
+      // kernel of the lab refuses it; the model's first guess (5.10 accepts) was wrong.
+      return { verdict: 'setup-failure', rejected: true, errno: 'E2BIG' };
+    case 'mod-blacklisted':
+      // check_kprobe_address_safe: a NOKPROBE_SYMBOL is refused with -EINVAL (kernel-facts.md §1).
+      return { verdict: 'setup-failure', rejected: true, errno: 'EINVAL' };
+    case 'mod-missing-symbol':
+      // kprobe_lookup_name finds nothing: -ENOENT (kernel-facts.md §1).
+      return { verdict: 'setup-failure', rejected: true, errno: 'ENOENT' };
     case 'mod-reload':
       // The second registration's round; the start snapshot is from the first one, so no delta:
       // the misses of this round cannot be counted from the snapshots.
@@ -218,9 +271,18 @@ export function selectScenarios(names: string[] | undefined): { selected: LabSce
   return { selected: LAB_SCENARIOS.filter((s) => names.includes(s.name)), unknown };
 }
 
-/** One boot per CPU count: scenarios that share `-smp` share a boot (tracefs and module alike). */
-export function planBoots(scenarios: LabScenario[]): Array<{ smp: number; scenarios: LabScenario[] }> {
-  const bySmp = new Map<number, LabScenario[]>();
-  for (const s of scenarios) bySmp.set(s.smp, [...(bySmp.get(s.smp) ?? []), s]);
-  return [...bySmp.entries()].map(([smp, list]) => ({ smp, scenarios: list }));
+/**
+ * One boot per CPU count: scenarios that share `-smp` share a boot (tracefs and module alike);
+ * the bpftrace scenarios get a boot of their own, whose initramfs carries the tools (200 MB+).
+ */
+export function planBoots(scenarios: LabScenario[]): Array<{ smp: number; tools: boolean; scenarios: LabScenario[] }> {
+  const byKey = new Map<string, { smp: number; tools: boolean; scenarios: LabScenario[] }>();
+  for (const s of scenarios) {
+    const tools = s.kind === 'bpftrace';
+    const key = `${s.smp}/${tools}`;
+    const boot = byKey.get(key) ?? { smp: s.smp, tools, scenarios: [] };
+    boot.scenarios.push(s);
+    byKey.set(key, boot);
+  }
+  return [...byKey.values()];
 }

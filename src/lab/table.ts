@@ -45,6 +45,9 @@ export function formatLabTable(rows: LabRow[]): string {
     const body = module.map((r) => {
       const o = r.module;
       const c = o?.counters.end;
+      if (o && !o.registered) {
+        return [r.bundle, o.release ?? r.kernel.release, '-', `refused: ${o.refused?.errno ?? '?'}`, '-', '-', '-', '-', r.triage?.verdict ?? '(none)', r.expected?.verdict ?? '?', secs(o.elapsedNs)];
+      }
       return [
         r.bundle,
         o?.release ?? r.kernel.release,
@@ -57,6 +60,29 @@ export function formatLabTable(rows: LabRow[]): string {
         r.triage?.verdict ?? '(none)',
         r.expected?.verdict ?? '?',
         secs(o?.elapsedNs),
+      ];
+    });
+    parts.push(columns(head, body));
+  }
+  const bt = rows.filter((r) => r.kind === 'bpftrace');
+  if (bt.length > 0) {
+    const head = ['scenario', 'kernel', 'bpftrace', 'attached', '@returns', 'module calls/returns', 'links (text/json)', 'link missed', 'verdict', 'expected', 'guest s'];
+    const body = bt.map((r) => {
+      const o = r.bpftrace;
+      const c = o?.module.counters.end;
+      const link = o?.targetLink.json;
+      return [
+        r.bundle,
+        o?.module.release ?? r.kernel.release,
+        o?.bpftraceVersion ?? (r.missing ?? 'no bundle'),
+        num(o?.output.attached?.probes),
+        num(o?.returns),
+        `${num(c?.calls)}/${num(c?.returns)}`,
+        o ? `${o.links.text.length}/${o.links.json.length}` : '-',
+        link ? num(link.kprobe?.missed) : 'no link',
+        r.triage?.verdict ?? '(none)',
+        r.expected?.verdict ?? '?',
+        secs(o?.module.elapsedNs),
       ];
     });
     parts.push(columns(head, body));

@@ -8,6 +8,9 @@ import { caseUpdates } from '../ledger/format.js';
 import { readLedger } from '../ledger/read.js';
 import type { LabKernel } from './kernels.js';
 import type { ModuleObservation } from './moduleObserve.js';
+import type { BpftraceObservation } from './bpftraceObserve.js';
+import { extractWriteup } from '../writeup/extract.js';
+import { loadLexicon } from '../writeup/lexicon.js';
 import type { LabObservation } from './observe.js';
 import type { LabExpectation } from './scenarios.js';
 import { setPath } from '../dotted.js';
@@ -199,8 +202,9 @@ export async function triageModuleBundle(
   const release = obs.release ?? ctx.kernel.release;
   const last = obs.loads.at(-1);
   const params = paramsOf(last);
+  const target = params.get('symbol') ?? 'krtfix_target';
   const built = await caseFromBundle(obs.dir, {
-    symbol: 'krtfix_target',
+    symbol: target,
     id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${obs.bundle}`,
     title: `Lab: ${last ?? obs.bundle} on Linux ${release}`,
     source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.possibleCpus ?? '?'}), module lab/module/krtfix.c, ${ctx.date}`,
@@ -214,10 +218,19 @@ export async function triageModuleBundle(
   };
   const mod = 'lab: the module it loaded (lab/module/krtfix.c)';
   put('probe.interface', 'module', mod);
-  put('probe.target', 'krtfix_target', mod);
-  put('probe.target_module', 'krtfix', mod);
+  put('probe.target', target, target === 'krtfix_target' ? mod : `lab: ${obs.bundle}/scenario.json loads (symbol=)`);
+  if (target === 'krtfix_target') put('probe.target_module', 'krtfix', mod);
   if (!obs.registered) {
-    put('probe.registration.result', 'failed', `lab: ${obs.bundle}/scenario.json register_rc`);
+    const r = obs.refused;
+    const from = r?.dmesgLine === undefined ? `lab: ${obs.bundle}/scenario.json register_rc` : `lab: ${obs.bundle}/register.dmesg:${r.dmesgLine}`;
+    put('probe.registration.result', r?.errno ?? 'unknown', from);
+    // insmod prints only strerror, and for ENOENT busybox's wording blames the module's symbols:
+    // the kernel's own line comes first.
+    const said = [r?.code === undefined ? undefined : `register_kretprobe failed, returned -${r.code}`, r?.insmod].filter((x) => x !== undefined).join('; ');
+    if (said !== '') put('probe.registration.reason', said, `${from}; ${obs.bundle}/scenario.json register_err (insmod's message)`);
+    put('probe.armed', false, `lab: ${obs.bundle}/scenario.json register_rc (insmod failed: the module never loaded)`);
+    put('probe.entry_handler.present', true, mod);
+    put('probe.maxactive.requested', Number(params.get('maxactive') ?? '0'), `lab: ${obs.bundle}/scenario.json loads`);
   } else {
     const end = obs.counters.end;
     const start = obs.counters.start;
@@ -278,4 +291,91 @@ export async function triageModuleBundle(
   }
   if (Object.keys(provenance).length > 0) data.provenance = provenance;
   return writeAndEvaluate(data, obs.dir, obs.bundle, ctx);
+}
+
+/**
+ * The session a user would paste from a bpftrace bundle: the bpftrace command and its output,
+ * `bpftool link show` (text and JSON) and `bpftool prog show`, each after its prompt, in one
+ * fenced block of a Markdown note. Pure.
+ */
+export function bpftracePaste(parts: { script: string; output: string; links: string; linksJson: string; progs: string }): string {
+  const fence = '```';
+  return [
+    '# bpftrace on krtfix_target (kretprobe-triage lab)',
+    '',
+    fence,
+    `# bpftrace -e '${parts.script.trim()}'`,
+    parts.output.trimEnd(),
+    '# bpftool link show',
+    parts.links.trimEnd(),
+    '# bpftool -j link show',
+    parts.linksJson.trimEnd(),
+    '# bpftool prog show',
+    parts.progs.trimEnd(),
+    fence,
+    '',
+  ].join('\n');
+}
+
+/**
+ * A bpftrace bundle -> case -> verdict. The artifacts a user would paste (bpftrace.out and the
+ * bpftool outputs, taken while the calls were held) are read as a pasted write-up, with the
+ * write-up reader (src/writeup/extract.ts, which uses the src/evidence parsers): its artifact
+ * facts go into the case as they are, so the lab checks what a paste tells. The kernel's files
+ * come from the bundle's snapshots, the caller model from the harness. The module's own counters
+ * are the truth the lab asserts (run.ts), not facts of the case: a user has no such module.
+ */
+export async function triageBpftraceBundle(
+  obs: BpftraceObservation,
+  ctx: { kernel: LabKernel; rules: Rules; expected: LabExpectation | undefined; date: string },
+): Promise<LabTriage> {
+  const dir = obs.module.dir;
+  const bundle = obs.module.bundle;
+  const release = obs.module.release ?? ctx.kernel.release;
+  const read = (name: string): Promise<string> => fs.readFile(path.join(dir, name), 'utf8').catch(() => '');
+  const paste = bpftracePaste({
+    script: await read('script.bt'),
+    output: await read('bpftrace.out'),
+    links: await read('bpftool-link.txt'),
+    linksJson: await read('bpftool-link.json'),
+    progs: await read('bpftool-prog.txt'),
+  });
+  const pasteFile = path.join(dir, 'paste.md');
+  await fs.writeFile(pasteFile, paste);
+  const x = extractWriteup(paste, pasteFile, await loadLexicon());
+  const built = await caseFromBundle(dir, {
+    symbol: 'krtfix_target',
+    id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${bundle}`,
+    title: `Lab: bpftrace kretprobe:krtfix_target (${obs.bpftraceVersion ?? '?'}) on Linux ${release}`,
+    source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.module.possibleCpus ?? '?'}), ${obs.bpftraceVersion ?? 'bpftrace'}, ${obs.bpftoolVersion ?? 'bpftool'}, ${ctx.date}`,
+  });
+  const data = built.case as Obj;
+  const provenance = (data.provenance ?? {}) as Record<string, string>;
+  for (const f of x.facts) {
+    if (f.origin !== 'artifact') continue;
+    setPath(data, f.path, f.value);
+    provenance[f.path] = `lab: ${bundle}/paste.md:${f.line} (${f.via}, read as a pasted write-up)`;
+  }
+  const harness = 'lab: the fixture harness (lab/guest/init.sh)';
+  const facts: Record<string, unknown> = {
+    'probe.target_module': 'krtfix',
+    'concurrency.target_sleeps': true,
+    'concurrency.workers': obs.module.ops.length,
+    'concurrency.recursion_depth': 1,
+    'concurrency.estimated_max_overlap': obs.module.ops.length,
+    'concurrency.capacity_basis': 'caller-model',
+    'coverage.inlined_call_sites': 'none',
+    'fixture.synthetic': true,
+    'fixture.gated': true,
+    'fixture.gate_holds_shared_resource': false,
+    'fixture.live_driver_path': false,
+    'ledger.workload_quiesced': true,
+  };
+  if (obs.module.gated) facts['fixture.overlap_verified'] = obs.module.gated.all_blocked;
+  for (const [k, v] of Object.entries(facts)) {
+    setPath(data, k, v);
+    provenance[k] = harness;
+  }
+  if (Object.keys(provenance).length > 0) data.provenance = provenance;
+  return writeAndEvaluate(data, dir, bundle, ctx);
 }

@@ -730,12 +730,17 @@ export class LedgerBuilder {
     }
     // Calls still open at the end: an instance record held its instance to the stop; an entry
     // event may have been a miss, and the call may have ended unseen (demand counts its entry only).
-    const endHow = this.opts.semantics === 'instance' ? INTERVAL : NONE;
-    for (const stack of this.stacks.values()) {
-      for (let i = 0; i < stack.length; i++) this.resolve(stack.at(i), endHow, POINT);
-    }
-    for (const call of this.inst.values()) this.resolve(call, endHow, POINT);
+    // A miss counter that rose by 0 over the capture says no call was missed: each open entry
+    // held an instance, so its return would have been recorded had it come before the stop, and
+    // it was inside the function to the stop (both marks count it over its interval).
     const counters = this.counterDelta();
+    const heldToStop = this.opts.semantics === 'instance' || counters.delta === 0;
+    const endHow = heldToStop ? INTERVAL : NONE;
+    const endHowD = heldToStop ? INTERVAL : POINT;
+    for (const stack of this.stacks.values()) {
+      for (let i = 0; i < stack.length; i++) this.resolve(stack.at(i), endHow, endHowD);
+    }
+    for (const call of this.inst.values()) this.resolve(call, endHow, endHowD);
     const unpaired = this.nEntries - this.entriesUnpairable - this.paired;
     const contradictions: Contradiction[] = [];
     // With entry events every missed call shows an entry and no return: a counter that says more

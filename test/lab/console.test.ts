@@ -54,18 +54,21 @@ describe('newcArchive', () => {
 });
 
 describe('scenario plan', () => {
-  it('puts every 2-CPU scenario (tracefs, fprobe and module) in one boot and default-smp8 in another', () => {
+  it('puts every 2-CPU scenario (tracefs, fprobe and module) in one boot, default-smp8 in another, bpftrace in a third', () => {
     const { selected } = selectScenarios(undefined);
-    expect(planBoots(selected).map((b) => [b.smp, b.scenarios.map((s) => s.name)])).toEqual([
+    expect(planBoots(selected).map((b) => [b.smp, b.tools, b.scenarios.map((s) => s.name)])).toEqual([
       [
         2,
+        false,
         [
           'constrained', 'adequate', 'stopped', 'default-smp2', 'failures', 'fprobe',
           'mod-constrained', 'mod-adequate', 'mod-default', 'mod-filtering', 'mod-filter-overflow',
           'mod-recursion', 'mod-reenter', 'mod-stopped', 'mod-reload',
+          'mod-maxactive-4097', 'mod-data-size-4097', 'mod-blacklisted', 'mod-missing-symbol',
         ],
       ],
-      [8, ['default-smp8']],
+      [8, false, ['default-smp8']],
+      [2, true, ['bt-kretprobe']],
     ]);
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseKernelManifest } from '../../src/lab/kernels.js';
 import { parseModuleCounters } from '../../src/lab/moduleObserve.js';
 import { expectationFor, expectedDefaultMaxactive, type KernelTraits } from '../../src/lab/scenarios.js';
+import { caseDrift, isVarying } from '../../src/lab/drift.js';
 
 const k = (version: [number, number, number], preemption: boolean | undefined, fprobeEvents = false): KernelTraits => ({ version, preemption, fprobeEvents });
 
@@ -75,5 +76,34 @@ describe('collector --module-dir (the lab module\'s counters in a bundle)', () =
     } finally {
       await fs.rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('case drift (src/lab/drift.ts)', () => {
+  const base = { id: 'lab-6-1-x', source: 'lab, 2026-12-01', kernel: { release: '6.1.0-50-amd64', possible_cpus: 2 }, concurrency: { observed_high_water: 3, observed_high_water_at_ns: 100 }, counters: { end: { nmissed: 0 } }, coverage: { clones: [] } };
+  it('ignores only the declared varying fields', () => {
+    const live = { ...base, source: 'lab, 2026-12-02', kernel: { release: '6.1.0-51-amd64', possible_cpus: 2 }, concurrency: { observed_high_water: 3, observed_high_water_at_ns: 999 } };
+    expect(caseDrift(live, base)).toEqual([]);
+    expect(isVarying('concurrency.observed_demand_high_water_at_ns')).toBe(true);
+    expect(isVarying('concurrency.observed_demand_high_water')).toBe(false);
+  });
+  it('names every other field that differs, appears or disappears', () => {
+    const live = { ...base, concurrency: { observed_high_water: 1, observed_high_water_at_ns: 100 }, counters: { end: { nmissed: 0, hits: 3 } }, coverage: {} };
+    expect(caseDrift(live, base)).toEqual([
+      'concurrency.observed_high_water: shipped 3; live 1',
+      'counters.end.hits: shipped (absent); live 3',
+      'coverage: shipped (absent); live "{}"',
+      'coverage.clones: shipped "[]"; live (absent)',
+    ]);
+  });
+});
+
+describe('module registration failures: the expectation per kernel (kernel-facts.md §1)', () => {
+  it.each([[k([5, 10, 223], false)], [k([6, 1, 176], true)], [k([6, 12, 95], false)], [k([7, 3, 4], false)]])('%o', (traits) => {
+    expect(expectationFor('mod-data-size-4097', traits)).toMatchObject({ verdict: 'setup-failure', rejected: true, errno: 'E2BIG' });
+    expect(expectationFor('mod-blacklisted', traits)).toMatchObject({ verdict: 'setup-failure', errno: 'EINVAL' });
+    expect(expectationFor('mod-missing-symbol', traits)).toMatchObject({ verdict: 'setup-failure', errno: 'ENOENT' });
+    // The C API has no maxactive cap: 4097 (one past tracefs's 4096) is the pool it gets.
+    expect(expectationFor('mod-maxactive-4097', traits)).toMatchObject({ verdict: 'fully-observed', module: { maxactive: 4097, nmissed: 0 } });
   });
 });

@@ -116,8 +116,16 @@ describe('classification against the operation ledger', () => {
     const stopped = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 0 });
     // No miss: all three were admitted and still running at stop.
     expect(stopped.r.identity).toMatchObject({ returned: 0, in_flight_at_stop: 3, capacity_missed: 0, balanced: true });
-    // Without a return none is known to hold an instance: 0..3.
-    expect(stopped.r.highWater).toMatchObject({ value: 0, upper: 3, exact: false });
+    // The miss counter rose by 0, so each open entry held an instance, and without a recorded
+    // return it was still inside the function at the stop: all three overlap, admitted and demand.
+    // (The lab's four tracefs `stopped` runs: the ledger gave a floor of 1 here before.)
+    expect(stopped.r.highWater).toMatchObject({ value: 3, upper: 3, exact: true, atNs: 30 });
+    expect(stopped.r.demand).toMatchObject({ value: 3, upper: 3, exact: true, atNs: 30 });
+    // Without the counter none is known to hold an instance (0..3), and each entry may have
+    // ended unseen: demand counts it at its entry only (1..3).
+    const blind = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event' });
+    expect(blind.r.highWater).toMatchObject({ value: 0, upper: 3, exact: false });
+    expect(blind.r.demand).toMatchObject({ value: 1, upper: 3, exact: false });
     const unknown = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 1 });
     // One of the three running at stop was missed, which one is unknown: in flight 2..3, never called a miss on its own.
     expect(unknown.r.identity?.bounds.in_flight_at_stop).toEqual({ lo: 2, hi: 3, exact: false });
