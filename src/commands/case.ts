@@ -45,6 +45,7 @@ export function caseCommand(ctx: CommandContext): Command {
       }
       const options: BundleOptions = {
         event: opts.event,
+        eventNamedByUser: opts.event !== undefined,
         entryEvent: opts.entryEvent,
         symbol: opts.symbol,
         definition: opts.definition,

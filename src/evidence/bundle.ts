@@ -38,6 +38,12 @@ export interface BundleOptions {
   title?: string | undefined;
   /** Free-text provenance of the case; default names the bundle. */
   source?: string | undefined;
+  /**
+   * The `event` was named by a user (`case from-bundle --event`): one that no snapshot knows is a
+   * mistyped name, refused. A caller that names the event it set up (the lab) leaves this off:
+   * there an absent event is the observation (a refused or module-only registration).
+   */
+  eventNamedByUser?: boolean;
 }
 
 /** A line the bundle reader skipped or a fact it could not settle, located in the bundle. */
@@ -196,7 +202,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   // The event asked for must be somewhere: a name that no snapshot's definitions, profile or
   // error_log knows is a mistyped --event, not a probe with no counters (one line, exit 2).
   const knows = (ev: string): boolean => phases.some((p) => defAt(p, ev) !== undefined || facts[p]?.profile?.some((r) => r.event === bareEventName(ev)) || findError(facts[p]?.errors ?? [], ev, undefined) !== undefined);
-  if (opts.event !== undefined && !knows(opts.event)) {
+  if (opts.event !== undefined && opts.eventNamedByUser && !knows(opts.event)) {
     const seen = [...new Set(phases.flatMap((p) => [...(facts[p]?.defs ?? []).flatMap((d) => (d.event === undefined ? [] : [`${d.group}/${d.event}`])), ...(facts[p]?.profile ?? []).map((r) => r.event)]))];
     const where = phases.find((p) => facts[p]?.defs !== undefined || facts[p]?.profile !== undefined) ?? last;
     throw new InputError({ file: `${where ?? 'end'}/${facts[where ?? 'end']?.defs !== undefined ? 'kprobe_events' : 'kprobe_profile'}` }, `the --event ${opts.event} in a snapshot's kprobe_events, kprobe_profile or error_log`, seen.length ? `only ${seen.slice(0, 8).join(', ')}` : 'no events at all');

@@ -13,7 +13,8 @@ import { extractWriteup } from '../writeup/extract.js';
 import { loadLexicon } from '../writeup/lexicon.js';
 import type { LabObservation } from './observe.js';
 import type { LabExpectation } from './scenarios.js';
-import { setPath } from '../dotted.js';
+import { getPath, setPath } from '../dotted.js';
+import { factOf, readArtifact } from '../evidence/artifacts.js';
 
 /** The verdict of one lab bundle, and where its case file went. */
 export interface LabTriage {
@@ -92,6 +93,16 @@ export async function triageBundle(
   });
   const data = built.case as Obj;
   const provenance = (data.provenance ?? {}) as Record<string, string>;
+  if (!fixture && obs.definition !== undefined && getPath(data, 'probe.registration.result') === 'error') {
+    // error_log's reason does not always name one errno; the shell's report of the refused write
+    // does (register.err, "sh: write error: Invalid argument"), read as a user's pasted session is.
+    const err = await fs.readFile(path.join(obs.dir, 'register.err'), 'utf8').catch(() => '');
+    const said = factOf(readArtifact('kprobe_events-write', `echo '${obs.definition}' > kprobe_events\n${err}`), 'probe.registration.result');
+    if (said && typeof said.value === 'string' && said.value !== 'error') {
+      setPath(data, 'probe.registration.result', said.value);
+      provenance['probe.registration.result'] = `lab: ${obs.bundle}/register.err:${said.line - 1} (the shell's write error)`;
+    }
+  }
   if (fixture) {
     for (const [k, v] of Object.entries(FIXTURE_FACTS)) {
       setPath(data, k, v);
