@@ -165,7 +165,7 @@ export const caseSchema = z
         completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
         foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
-        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water mark is then a floor'),
+        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water and demand marks are then floors, which cannot show the pool was enough'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
       })
       .strict()
@@ -253,7 +253,6 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'concurrency.concurrent_fds': 'an input of the caller model, summarised by estimated_max_overlap',
   'concurrency.observed_high_water_at_ns': 'locates the peak in the trace for the reader',
   'concurrency.observed_demand_high_water_at_ns': 'locates the peak in the trace for the reader',
-  'ledger.returns_without_entry': 'tells the reader the high-water mark is a floor',
   'latency.count': 'describes the reported distribution',
   'latency.p50_ns': 'the reported distribution',
   'latency.p90_ns': 'the reported distribution',
