@@ -253,7 +253,6 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'concurrency.concurrent_fds': 'an input of the caller model, summarised by estimated_max_overlap',
   'concurrency.observed_high_water_at_ns': 'locates the peak in the trace for the reader',
   'concurrency.observed_demand_high_water_at_ns': 'locates the peak in the trace for the reader',
-  'ledger.returns_without_entry': 'tells the reader the high-water mark is a floor',
   'latency.count': 'describes the reported distribution',
   'latency.p50_ns': 'the reported distribution',
   'latency.p90_ns': 'the reported distribution',
