@@ -310,12 +310,12 @@ function contradictions(set: RuleSet, given: Facts): { broken: Array<{ constrain
   }
 }
 
-/** The case fields behind the constraints the known facts leave undecided. */
-function openConstraintNeeds(set: RuleSet, facts: Facts): string[] {
-  const out: string[] = [];
+/** The case fields behind each constraint the known facts leave undecided. */
+function openConstraintNeeds(set: RuleSet, facts: Facts): string[][] {
+  const out: string[][] = [];
   for (const k of set.constraints) {
     const o = truthOf(k.spec.broken_when, facts.values);
-    if (o.truth === 'unknown') for (const n of needsOf(o, facts)) if (!out.includes(n)) out.push(n);
+    if (o.truth === 'unknown') out.push(needsOf(o, facts));
   }
   return out;
 }

@@ -1,9 +1,13 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { truthOf, type Outcome } from '../engine/evaluate.js';
+import { truth3, truthOf, type Outcome } from '../engine/evaluate.js';
+
+const TRUE: Outcome = { truth: 'true', facts: {}, unknownFacts: [] };
+const FALSE: Outcome = { truth: 'false', facts: {}, unknownFacts: [] };
 import { needsOfAll } from '../facts/derive.js';
 import { factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
+import type { Condition } from '../rules/schema.js';
 import { choose, type Choice, type Open } from './choose.js';
 
 /**
@@ -19,6 +23,8 @@ import { choose, type Choice, type Open } from './choose.js';
 /** What one partial completion gives: the chooser's answer, or nothing when a constraint rules it out. */
 interface Sketch {
   dead: boolean;
+  /** A check concluding insufficient-evidence fired: the verdicts it holds back cannot be reached. */
+  blocked: boolean;
   choice: Choice;
   /** Case fields behind the constraints still undecided, in declaration order. */
   constraintNeeds: string[];
@@ -34,7 +40,9 @@ export interface Settled {
 }
 
 /** Evaluations one case may spend (partial completions judged) before the superset is kept. */
-const BUDGET = 6000;
+const BUDGET = 1500;
+/** Evaluations the search for one value of one field may spend while ranking `decides`. */
+const PER_VALUE = 40;
 
 /** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
 export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {
@@ -51,18 +59,31 @@ export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outc
   return { fired, undecided };
 }
 
-/** A fresh rule order for the search: warnings never change the verdict. */
+const CONDITIONS = new WeakMap<RuleSet, Map<string, Condition>>();
+function conditionsOf(set: RuleSet): Map<string, Condition> {
+  let m = CONDITIONS.get(set);
+  if (!m) CONDITIONS.set(set, (m = new Map(set.rules.map((r) => [r.spec.id, r.spec.when]))));
+  return m;
+}
+
+/** One partial completion judged by the fold, with the constraints it breaks or leaves open. */
 function judge(set: RuleSet, base: ReadonlyMap<string, FactValue>, untrusted: ReadonlySet<string> | undefined): Sketch {
   const facts = factsOfValues(new Map(base), untrusted);
   const constraintNeeds: string[] = [];
   for (const c of set.constraints) {
+    const t = truth3(c.spec.broken_when, facts.values);
+    if (t === 'false') continue;
     const o = truthOf(c.spec.broken_when, facts.values);
-    if (o.truth === 'true') return { dead: true, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds };
+    if (o.truth === 'true') return { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds };
     if (o.truth === 'unknown') for (const n of needsOfAll(facts.needs, o.unknownFacts)) if (!constraintNeeds.includes(n)) constraintNeeds.push(n);
   }
-  const rules = new Map(set.rules.map((r) => [r.spec.id, r.spec.when]));
-  const { fired, undecided } = sketch(set, facts, (id) => truthOf(rules.get(id)!, facts.values));
-  return { dead: false, choice: choose(set.verdicts, fired, undecided), constraintNeeds };
+  const rules = conditionsOf(set);
+  const { fired, undecided } = sketch(set, facts, (id) => {
+    const c = rules.get(id)!;
+    const t = truth3(c, facts.values);
+    return t === 'unknown' ? truthOf(c, facts.values) : t === 'true' ? TRUE : FALSE;
+  });
+  return { dead: false, blocked: fired.some((f) => f.verdict === set.verdicts.fallback.id), choice: choose(set.verdicts, fired, undecided), constraintNeeds };
 }
 
 /** What the completions of one partial case give, as found so far. */
@@ -79,13 +100,29 @@ interface Found {
 const settledChoice = (s: Sketch) => s.choice.decides.length === 0;
 
 /** Search the completions of `base` over `domains`: every world's verdict and possible verdicts. */
-function search(set: RuleSet, base: Map<string, FactValue>, domains: ReadonlyMap<string, FactValue[]>, budget: number, untrusted: ReadonlySet<string> | undefined): Found {
+/** Each field's domain, worked out when the search first fills it (the case's own values decide it). */
+class Domains {
+  private readonly m = new Map<string, FactValue[]>();
+  constructor(private readonly known: ReadonlyMap<string, FactValue>) {}
+  get(field: string): FactValue[] {
+    let d = this.m.get(field);
+    if (!d) this.m.set(field, (d = this.known.has(field) ? [] : domainOf(field, this.known)));
+    return d;
+  }
+  has(field: string): boolean {
+    return this.get(field).length > 0;
+  }
+}
+
+function search(set: RuleSet, base: Map<string, FactValue>, domains: Domains, budget: number, untrusted: ReadonlySet<string> | undefined, within?: ReadonlySet<VerdictId>): Found {
   const found: Found = { verdicts: new Set(), possible: new Set(), evals: 0, exhausted: false };
   const fallback = set.verdicts.fallback.id;
-  let ceiling: Set<VerdictId> | undefined;
+  let ceiling: VerdictId[] | undefined;
   // Done when the verdict is already not definite and every verdict the fold allows was seen.
-  const complete = () => ceiling !== undefined && found.verdicts.size >= 2 && [...ceiling].every((v) => found.possible.has(v));
-  const visit = (assign: Map<string, FactValue>): boolean => {
+  const complete = () => ceiling !== undefined && found.verdicts.size >= 2 && ceiling.every((v) => found.possible.has(v));
+  // `allowed`: what the parent's fold allowed. A completion of it can give no more, even where the
+  // fold, knowing one more field, says less (a counter pair half known is less known than none).
+  const visit = (assign: Map<string, FactValue>, allowed: ReadonlySet<VerdictId> | undefined): boolean => {
     if (found.evals >= budget) {
       found.exhausted = true;
       return false;
@@ -93,32 +130,33 @@ function search(set: RuleSet, base: Map<string, FactValue>, domains: ReadonlyMap
     found.evals++;
     const s = judge(set, assign, untrusted);
     if (s.dead) return false;
-    ceiling ??= new Set(s.choice.possible);
-    const nothingNew = found.verdicts.size >= 2 && s.choice.possible.every((v) => found.possible.has(v));
+    const possible = allowed ? s.choice.possible.filter((v) => allowed.has(v)) : s.choice.possible;
+    ceiling ??= possible;
+    // What its worlds could still give: a verdict possible here or the fallback (never a verdict a
+    // fired insufficient-evidence check holds back); nothing new once all of it was seen.
+    const could = [...possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v))), fallback];
+    const nothingNew = possible.every((v) => found.possible.has(v)) && (found.verdicts.size >= 2 || could.every((v) => found.verdicts.has(v)));
     if (nothingNew) return true;
-    if (settledChoice(s) && s.constraintNeeds.length === 0) {
-      found.verdicts.add(s.choice.verdict);
-      for (const v of s.choice.possible) found.possible.add(v);
-      if (s.choice.verdict !== fallback) found.possible.add(s.choice.verdict);
-      return true;
-    }
-    const field = settledChoice(s) ? s.constraintNeeds[0]! : (s.choice.decides.find((f) => domains.has(f)) ?? s.constraintNeeds.find((f) => domains.has(f)));
-    if (field === undefined || !domains.has(field)) {
+    const settled = settledChoice(s);
+    const field = settled ? s.constraintNeeds.find((f) => domains.has(f)) : (s.choice.decides.find((f) => domains.has(f)) ?? s.constraintNeeds.find((f) => domains.has(f)));
+    if (field === undefined) {
       // Nothing left to fill that the fold reads: this partial completion stands for its worlds.
       found.verdicts.add(s.choice.verdict);
-      for (const v of s.choice.possible) found.possible.add(v);
+      for (const v of possible) found.possible.add(v);
       return true;
     }
+    const narrowed = new Set(possible);
+    // A settled answer only needs one consistent completion; otherwise every value may matter.
     let any = false;
-    for (const v of domains.get(field)!) {
+    for (const v of domains.get(field)) {
       const next = new Map(assign);
       next.set(field, v);
-      if (visit(next)) any = true;
-      if (complete() || found.exhausted) break;
+      if (visit(next, narrowed)) any = true;
+      if (complete() || found.exhausted || (any && settled)) break;
     }
     return any;
   };
-  visit(base);
+  visit(base, within);
   return found;
 }
 
@@ -138,37 +176,48 @@ const key = (s: { verdict: VerdictId; possible: VerdictId[] }) => `${s.verdict}:
  * Refine a fast-path answer that is not definite. `base` holds the case's known fields (its
  * derived facts are worked out again for each partial completion), `known` the facts of the case.
  */
-export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, fastConstraintNeeds: readonly string[], untrusted?: ReadonlySet<string>): Settled {
-  const candidates = [...new Set([...fast.decides, ...fastConstraintNeeds])].filter((f) => !known.values.has(f));
-  const domains = new Map<string, FactValue[]>();
-  for (const f of candidates) {
-    const d = domainOf(f, known.values);
-    if (d.length) domains.set(f, d);
-  }
-  let left = BUDGET;
-  const top = search(set, new Map(base), domains, left, untrusted);
-  left -= top.evals;
+export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, constraintNeeds: ReadonlyArray<readonly string[]>, untrusted?: ReadonlySet<string>): Settled {
+  // A field only a constraint reads, alone among its unknowns, can only rule out all the worlds
+  // or none: it is filled (for a consistent completion) but never decides.
+  const linked = new Set(constraintNeeds.filter((n) => n.length > 1).flat());
+  const candidates = [...new Set([...fast.decides, ...linked])].filter((f) => !known.values.has(f));
+  const domains = new Domains(known.values);
+  const top = search(set, new Map(base), domains, BUDGET, untrusted);
   if (top.exhausted) return { ...fast, exact: false };
   const whole = summary(set, top);
-  // Each field that can change the answer, with how much one of its values narrows it.
+  if (whole.possible.length <= 1 && whole.verdict !== set.verdicts.fallback.id) return { ...whole, decides: [], exact: true };
+  const within = new Set(whole.possible);
+  let exact = true;
+  // Each field that can change the answer, with how much one of its values narrows it. A value
+  // whose search runs out of budget is judged by the fold alone: when even that narrows the
+  // answer the field decides; otherwise it is counted as not deciding and `exact` says so.
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
   for (const [at, field] of candidates.entries()) {
     if (!domains.has(field)) continue;
     let narrows = 0;
     const outcomes = new Set<string>();
-    for (const v of domains.get(field)!) {
+    for (const v of domains.get(field)) {
       const b = new Map(base);
       b.set(field, v);
-      const r = search(set, b, domains, left, untrusted);
-      left -= r.evals;
-      if (r.exhausted) return { ...whole, decides: fast.decides, exact: false };
-      if (r.verdicts.size === 0) continue; // no consistent world has this value
-      const s = summary(set, r);
+      const r = search(set, b, domains, PER_VALUE, untrusted, within);
+      let s: { verdict: VerdictId; possible: VerdictId[] };
+      if (r.exhausted) {
+        const j = judge(set, b, untrusted);
+        if (j.dead) continue;
+        s = { verdict: j.choice.verdict, possible: j.choice.possible.filter((x) => within.has(x)) };
+        if (key(s) === key(whole)) exact = false;
+      } else {
+        if (r.verdicts.size === 0) continue; // no consistent world has this value
+        s = summary(set, r);
+      }
       outcomes.add(key(s));
       if (key(s) !== key(whole)) narrows = Math.max(narrows, Math.max(1, whole.possible.length - s.possible.length));
     }
     if (outcomes.size > 1 || (outcomes.size === 1 && !outcomes.has(key(whole)))) scored.push({ field, narrows, splits: outcomes.size, at });
   }
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
-  return { ...whole, decides: whole.possible.length === 1 && whole.verdict !== set.verdicts.fallback.id ? [] : scored.map((s) => s.field), exact: true };
+  const decides = scored.map((x) => x.field);
+  // Where a value's search ran out, the fold's own list follows the proven ones (never less than before).
+  if (!exact) for (const f of fast.decides) if (!decides.includes(f)) decides.push(f);
+  return { ...whole, decides, exact };
 }
