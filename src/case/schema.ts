@@ -165,7 +165,7 @@ export const caseSchema = z
         completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
         foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
-        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water mark is then a floor'),
+        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water and demand marks are then floors, which cannot show the pool was enough'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
       })
       .strict()

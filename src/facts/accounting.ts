@@ -148,15 +148,14 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.balanced', type: 'boolean', basis: 'DESIGN.md accounting identity',
-    description: 'the identity holds: the sum equals eligible and the stated in-flight figure agrees with accepted less returns',
-    inputs: ['accounting.sum', 'accounting.eligible', 'accounting.open_contradiction', 'counters.source', 'counters.delta.kprobe_nmissed'],
+    description: 'the identity holds: returned + filtered + in flight + every counted miss (pool or not) + not covered + unexplained equals eligible, and the stated in-flight figure agrees with accepted less returns',
+    inputs: ['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'counters.delta.missed_total', 'accounting.not_covered', 'accounting.unexplained', 'accounting.eligible', 'accounting.open_contradiction'],
     derive: (i) => {
       if (i['accounting.open_contradiction'] === true) return false;
-      const s = num(i, 'accounting.sum');
+      // Every counted miss, whichever part of the figure it is: the balance needs no split.
+      const s = sumOf(['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'counters.delta.missed_total', 'accounting.not_covered', 'accounting.unexplained'].map((k) => num(i, k)));
       const e = num(i, 'accounting.eligible');
-      // A module's kprobe-level misses sit in no term (a summed column already holds them).
-      const kp = str(i, 'counters.source') === 'module-field' ? num(i, 'counters.delta.kprobe_nmissed') : 0;
-      return s === undefined || e === undefined || kp === undefined ? undefined : s + kp === e;
+      return s === undefined || e === undefined ? undefined : s === e;
     },
   },
   {
