@@ -7,6 +7,7 @@ const FALSE: Outcome = { truth: 'false', facts: {}, unknownFacts: [] };
 import { needsOfAll } from '../facts/derive.js';
 import { factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
+import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
 import { choose, type Choice, type Open } from './choose.js';
 
@@ -25,6 +26,8 @@ interface Sketch {
   dead: boolean;
   /** A check concluding insufficient-evidence fired: the verdicts it holds back cannot be reached. */
   blocked: boolean;
+  /** The first verdict in the order whose check fired (and is not held back), if any. */
+  floor?: VerdictId;
   choice: Choice;
   /** Case fields behind the constraints still undecided, in declaration order. */
   constraintNeeds: string[];
@@ -83,15 +86,27 @@ function judge(set: RuleSet, base: ReadonlyMap<string, FactValue>, untrusted: Re
     const t = truth3(c, facts.values);
     return t === 'unknown' ? truthOf(c, facts.values) : t === 'true' ? TRUE : FALSE;
   });
-  return { dead: false, blocked: fired.some((f) => f.verdict === set.verdicts.fallback.id), choice: choose(set.verdicts, fired, undecided), constraintNeeds };
+  const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
+  // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
+  const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  return { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds };
+}
+
+/**
+ * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
+ * fired insufficient-evidence check holds back), or the fallback while no verdict below is
+ * established whatever the rest.
+ */
+function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
+  const out = s.choice.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
+  if (s.floor === undefined) out.push(set.verdicts.fallback.id);
+  return out;
 }
 
 /** What the completions of one partial case give, as found so far. */
 interface Found {
   /** Each world's verdict (the fallback included). */
   verdicts: Set<VerdictId>;
-  /** The union of each world's possible verdicts. */
-  possible: Set<VerdictId>;
   evals: number;
   exhausted: boolean;
 }
@@ -115,11 +130,10 @@ class Domains {
 }
 
 function search(set: RuleSet, base: Map<string, FactValue>, domains: Domains, budget: number, untrusted: ReadonlySet<string> | undefined, within?: ReadonlySet<VerdictId>): Found {
-  const found: Found = { verdicts: new Set(), possible: new Set(), evals: 0, exhausted: false };
-  const fallback = set.verdicts.fallback.id;
+  const found: Found = { verdicts: new Set(), evals: 0, exhausted: false };
   let ceiling: VerdictId[] | undefined;
   // Done when the verdict is already not definite and every verdict the fold allows was seen.
-  const complete = () => ceiling !== undefined && found.verdicts.size >= 2 && ceiling.every((v) => found.possible.has(v));
+  const complete = () => ceiling !== undefined && found.verdicts.size >= 2 && ceiling.every((v) => found.verdicts.has(v));
   // `allowed`: what the parent's fold allowed. A completion of it can give no more, even where the
   // fold, knowing one more field, says less (a counter pair half known is less known than none).
   const visit = (assign: Map<string, FactValue>, allowed: ReadonlySet<VerdictId> | undefined): boolean => {
@@ -130,22 +144,20 @@ function search(set: RuleSet, base: Map<string, FactValue>, domains: Domains, bu
     found.evals++;
     const s = judge(set, assign, untrusted);
     if (s.dead) return false;
-    const possible = allowed ? s.choice.possible.filter((v) => allowed.has(v)) : s.choice.possible;
-    ceiling ??= possible;
-    // What its worlds could still give: a verdict possible here or the fallback (never a verdict a
-    // fired insufficient-evidence check holds back); nothing new once all of it was seen.
-    const could = [...possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v))), fallback];
-    const nothingNew = possible.every((v) => found.possible.has(v)) && (found.verdicts.size >= 2 || could.every((v) => found.verdicts.has(v)));
+    const could = couldOf(set, s).filter((v) => !allowed || allowed.has(v));
+    ceiling ??= could;
+    if (!could.length) return false;
+    const nothingNew = found.verdicts.size >= 2 && could.every((v) => found.verdicts.has(v));
     if (nothingNew) return true;
     const settled = settledChoice(s);
     const field = settled ? s.constraintNeeds.find((f) => domains.has(f)) : (s.choice.decides.find((f) => domains.has(f)) ?? s.constraintNeeds.find((f) => domains.has(f)));
     if (field === undefined) {
-      // Nothing left to fill that the fold reads: this partial completion stands for its worlds.
-      found.verdicts.add(s.choice.verdict);
-      for (const v of possible) found.possible.add(v);
+      // Nothing left to fill that the fold reads: this partial completion stands for its worlds,
+      // and a check left open only by a fact no case field decides may go either way in them.
+      for (const v of could) found.verdicts.add(v);
       return true;
     }
-    const narrowed = new Set(possible);
+    const narrowed = new Set(could);
     // A settled answer only needs one consistent completion; otherwise every value may matter.
     let any = false;
     for (const v of domains.get(field)) {
@@ -161,13 +173,8 @@ function search(set: RuleSet, base: Map<string, FactValue>, domains: Domains, bu
 }
 
 function summary(set: RuleSet, f: Found): { verdict: VerdictId; possible: VerdictId[] } {
-  const rank = new Map(set.verdicts.order.map((e, i) => [e.id, i]));
-  const possible = [...f.possible].sort((a, b) => (rank.get(a) ?? -1) - (rank.get(b) ?? -1));
-  if (f.verdicts.size === 1) {
-    const [v] = f.verdicts;
-    if (v !== set.verdicts.fallback.id) return { verdict: v!, possible: [v!] };
-  }
-  return { verdict: set.verdicts.fallback.id, possible };
+  const possible = [...f.verdicts].sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
+  return { verdict: possible.length === 1 ? possible[0]! : set.verdicts.fallback.id, possible };
 }
 
 const key = (s: { verdict: VerdictId; possible: VerdictId[] }) => `${s.verdict}:${s.possible.join(',')}`;
@@ -204,7 +211,8 @@ export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known
       if (r.exhausted) {
         const j = judge(set, b, untrusted);
         if (j.dead) continue;
-        s = { verdict: j.choice.verdict, possible: j.choice.possible.filter((x) => within.has(x)) };
+        const p = couldOf(set, j).filter((x) => within.has(x)).sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
+        s = { verdict: p.length === 1 ? p[0]! : set.verdicts.fallback.id, possible: p };
         if (key(s) === key(whole)) exact = false;
       } else {
         if (r.verdicts.size === 0) continue; // no consistent world has this value
