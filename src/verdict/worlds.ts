@@ -43,9 +43,11 @@ export interface Settled {
 }
 
 /** Evaluations one case may spend (partial completions judged) before the superset is kept. */
-const BUDGET = 1500;
+const BUDGET = 800;
 /** Evaluations the search for one value of one field may spend while ranking `decides`. */
 const PER_VALUE = 40;
+/** Evaluations ranking `decides` may spend in all; past it each value is judged by the fold alone. */
+const RANKING_BUDGET = 800;
 
 /** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
 export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {
@@ -195,6 +197,7 @@ export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known
   if (whole.possible.length <= 1 && whole.verdict !== set.verdicts.fallback.id) return { ...whole, decides: [], exact: true };
   const within = new Set(whole.possible);
   let exact = true;
+  let left = RANKING_BUDGET;
   // Each field that can change the answer, with how much one of its values narrows it. A value
   // whose search runs out of budget is judged by the fold alone: when even that narrows the
   // answer the field decides; otherwise it is counted as not deciding and `exact` says so.
@@ -206,9 +209,10 @@ export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known
     for (const v of domains.get(field)) {
       const b = new Map(base);
       b.set(field, v);
-      const r = search(set, b, domains, PER_VALUE, untrusted, within);
+      const r = search(set, b, domains, Math.min(PER_VALUE, left), untrusted, within);
+      left -= r.evals;
       let s: { verdict: VerdictId; possible: VerdictId[] };
-      if (r.exhausted) {
+      if (r.exhausted || r.evals === 0) {
         const j = judge(set, b, untrusted);
         if (j.dead) continue;
         const p = couldOf(set, j).filter((x) => within.has(x)).sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
