@@ -167,6 +167,8 @@ export const caseSchema = z
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
         returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water and demand marks are then floors, which cannot show the pool was enough'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
+        printk_dropped: count('records the handlers wrote with printk that the kernel log dropped (dmesg "** N printk messages dropped **", a console or log buffer overrun)'),
+        buffer_overruns: count("records a tracer's per-CPU buffers overran or lost outside the trace text (per_cpu/cpuN/stats overrun, a BPF ring/perf buffer's lost count, bpftrace \"Lost N events\")"),
       })
       .strict()
       .optional(),

@@ -173,11 +173,13 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.returns_outside_capture', type: 'number', basis: 'kernel-notes.md (profile counters keep counting while the ring buffer is off)',
-    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for a module, whose own handler writes each record, and when no accepted call was open at the stop',
+    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for an interface with no hit column (a module, bpftrace, a BPF link, fprobe: their own handlers write each record), and when no accepted call was open at the stop',
     inputs: ['counters.delta.hits', 'ledger.returns', 'probe.interface', 'accounting.open_at_stop'],
     derive: (i) => {
       // Returns after the stop are accepted calls open at the stop; a module has no hit column.
-      if (str(i, 'probe.interface') === 'module' || num(i, 'accounting.open_at_stop') === 0) return 0;
+      // Only a kprobe_profile line (tracefs, perf probe) has a hit column; other interfaces' own handlers write each record.
+      const iface = str(i, 'probe.interface');
+      if (iface === 'module' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || num(i, 'accounting.open_at_stop') === 0) return 0;
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
       return h === undefined || r === undefined ? undefined : Math.max(0, h - r);

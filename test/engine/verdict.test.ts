@@ -9,7 +9,7 @@ beforeAll(async () => {
 const judge = (yaml: string) => evaluateCase(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml'), rules);
 
 const CLEAN = `kernel: { release: 6.12.95, possible_cpus: 2 }
-probe: { interface: module, target: f, registration: { result: ok, epoch: e }, maxactive: { requested: 8 }, entry_handler: { present: true, can_filter: false }, handler: { may_sleep: false, blocking_locks: false, does_io: false } }
+probe: { interface: module, target: f, registration: { result: ok, epoch: e }, maxactive: { requested: 8 }, entry_handler: { present: true, can_filter: false }, handler: { may_sleep: false, blocking_locks: false, does_io: false, heavy_printk: false } }
 coverage: { blacklisted: false, unusual_return: false }
 counters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 0, kprobe_nmissed: 0 } }
 `;
