@@ -3,7 +3,7 @@ import { BASE_BY_NAME, type FactValue } from '../facts/facts.js';
 /**
  * The values a completion may give an unknown case field: the world space behind "every
  * consistent completion" (DESIGN.md). Small and finite, per field: an enumerated field's values,
- * both booleans, and for a count the schema's boundary (0), its first steps (1, 2) and the case's
+ * both booleans, and for a count the schema's boundary (0), its first step (1) and the case's
  * own numbers with their neighbours (so an equality or an order with a known figure can hold
  * or fail either way). Free text takes the case's own labels and one other. Unknown is never a
  * value: a completion knows everything.
@@ -14,13 +14,12 @@ import { BASE_BY_NAME, type FactValue } from '../facts/facts.js';
 
 /** Kernels the model places differently (before/after 5.17, 6.2, 6.7, 6.14; a vendor ABI). */
 const RELEASES = ['5.4.0-150-generic', '5.10.20', '5.15.17', '6.1.90', '6.12.95', '6.15.2', '4.18.0-348.el8.x86_64'];
-const MAX_NUMBERS = 14;
 
 /** The numbers a count may take in this case's completions, ascending. */
 function numbers(known: ReadonlyMap<string, FactValue>, min: number): number[] {
-  const out = new Set<number>([min, min + 1, min + 2].filter((n) => n >= min));
+  const out = new Set<number>([min, min + 1]);
   const own = [...known.values()].filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
-  for (const x of own) for (const n of [x - 1, x, x + 1]) if (n >= min && out.size < MAX_NUMBERS) out.add(n);
+  for (const x of own) for (const n of [x - 1, x, x + 1]) if (n >= min) out.add(n);
   return [...out].sort((a, b) => a - b);
 }
 

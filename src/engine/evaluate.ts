@@ -261,3 +261,28 @@ export function truthOf(c: Condition, values: ReadonlyMap<string, FactValue>): O
   if (unknownFacts.length) return { truth: 'unknown', facts, unknownFacts };
   return { truth: BASE[c.operator](a, b) ? 'true' : 'false', facts, unknownFacts: [] };
 }
+
+/** truthOf's answer alone (no justification kept): the search's inner loop. */
+export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Truth {
+  if ('all' in c || 'any' in c) {
+    const isAll = 'all' in c;
+    const parts = isAll ? (c as { all: Condition[] }).all : (c as { any: Condition[] }).any;
+    let unknown = false;
+    for (const p of parts) {
+      const t = truth3(p, values);
+      if (t === (isAll ? 'false' : 'true')) return t;
+      if (t === 'unknown') unknown = true;
+    }
+    return unknown ? 'unknown' : isAll ? 'true' : 'false';
+  }
+  if ('not' in c) {
+    const t = truth3(c.not, values);
+    return t === 'unknown' ? t : t === 'true' ? 'false' : 'true';
+  }
+  const a = values.get(c.fact);
+  if (a === undefined) return 'unknown';
+  const v = c.value;
+  const b = v !== null && typeof v === 'object' && !Array.isArray(v) ? values.get(v.fact) : v;
+  if (b === undefined) return 'unknown';
+  return BASE[c.operator](a, b) ? 'true' : 'false';
+}

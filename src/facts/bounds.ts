@@ -37,4 +37,17 @@ export const BOUNDS: readonly Derivation[] = [
       return e === undefined || f === undefined || x === undefined || el === undefined ? undefined : e + f - x - el;
     },
   },
+  {
+    name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
+    description: "every eligible operation has its entry and its return record: entries and returns, less every foreign record, each reach eligible",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records'],
+    derive: (i) => {
+      const el = num(i, 'ledger.eligible');
+      const en = num(i, 'ledger.entries');
+      const r = num(i, 'ledger.returns');
+      const x = num(i, 'ledger.foreign_records');
+      if (el === undefined || en === undefined || r === undefined || x === undefined) return undefined;
+      return el > 0 && en - x >= el && r - x >= el;
+    },
+  },
 ];

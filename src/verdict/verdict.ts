@@ -5,19 +5,20 @@ import { ConditionRunner, truthOf, type Outcome } from '../engine/evaluate.js';
 import type { ParsedConstraint } from '../rules/parse.js';
 import type { RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
+import { SHIPPED_OBSERVER_ORDER, SHIPPED_VERDICT_RANK, rankIn } from './order.js';
 import { settle } from './worlds.js';
 
 /**
  * Findings → verdict. The precedence is data (rules/verdicts.yaml, read by ./choose.ts): the
  * observer explanations first (a failed setup, capacity, other observer gaps, the capture
  * window, deliberate filtering); only when every one of them is excluded can the missing return
- * say something about the function. The constants below mirror that file for callers that rank
- * verdicts without rules at hand (--fail-on); a test checks they agree.
+ * say something about the function. The two lists below are derived from that file
+ * (./order.ts), for callers that rank verdicts without rules at hand (--fail-on).
  */
-export const OBSERVER_ORDER: readonly VerdictId[] = ['setup-failure', 'capacity-missed', 'observer-gap', 'still-in-flight', 'filtered-by-design'];
+export const OBSERVER_ORDER: readonly VerdictId[] = SHIPPED_OBSERVER_ORDER;
 
-/** Severity order used by --fail-on ("at or above"): the same order the verdict is chosen in. */
-export const VERDICT_RANK: readonly VerdictId[] = [...OBSERVER_ORDER, 'insufficient-evidence', 'evidence-of-stall', 'fully-observed'];
+/** Severity order used by --fail-on ("at or above"): the order, with the fallback before the verdicts it holds back. */
+export const VERDICT_RANK: readonly VerdictId[] = SHIPPED_VERDICT_RANK;
 
 export interface Finding {
   rule: string;
@@ -193,7 +194,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
       undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
     }
   }
-  const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
+  const rank = (v: VerdictId | null) => (v === null ? Number.MAX_SAFE_INTEGER : rankIn(compiled.set.verdicts, v));
   findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
 
   for (const { constraint, outcome } of broken) {
@@ -218,7 +219,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   const constraintNeeds = openConstraintNeeds(compiled.set, facts);
   // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
   // completions are searched for the verdicts they really give and the facts that split them.
-  if ((verdict === policy.fallback.id || possible.length > 1) && (decides.length || constraintNeeds.length)) {
+  if (verdict === policy.fallback.id) {
     const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
     const settled = settle(compiled.set, base, facts, fast, constraintNeeds, untrusted);
     ({ verdict, possible, decides, exact } = settled);
@@ -310,12 +311,12 @@ function contradictions(set: RuleSet, given: Facts): { broken: Array<{ constrain
   }
 }
 
-/** The case fields behind the constraints the known facts leave undecided. */
-function openConstraintNeeds(set: RuleSet, facts: Facts): string[] {
-  const out: string[] = [];
+/** The case fields behind each constraint the known facts leave undecided. */
+function openConstraintNeeds(set: RuleSet, facts: Facts): string[][] {
+  const out: string[][] = [];
   for (const k of set.constraints) {
     const o = truthOf(k.spec.broken_when, facts.values);
-    if (o.truth === 'unknown') for (const n of needsOf(o, facts)) if (!out.includes(n)) out.push(n);
+    if (o.truth === 'unknown') out.push(needsOf(o, facts));
   }
   return out;
 }

@@ -89,5 +89,5 @@ describe('the per-rule memo', () => {
     }
     expect(memo.runner.stats.memoHits).toBeGreaterThanOrEqual(files.length);
     expect(fresh.runner.stats.memoHits).toBe(0);
-  });
+  }, 300_000);
 });
