@@ -133,7 +133,7 @@ describe('derived facts', () => {
     ['not drained: open calls are in flight', false, 2, 0],
     ['drained: open calls are unexplained', true, 0, 2],
   ])('open calls at stop, %s', (_, quiesced, inFlight, unexplained) => {
-    const y = `ledger: { entries: 5, returns: 3, workload_quiesced: ${quiesced}, completed_without_return: 0 }`;
+    const y = `probe: { interface: module }\nledger: { entries: 5, returns: 3, workload_quiesced: ${quiesced}, completed_without_return: 0 }`;
     expect(value(y, 'accounting.in_flight_at_stop')).toBe(inFlight);
     expect(value(y, 'accounting.unexplained')).toBe(unexplained);
   });
