@@ -18,7 +18,7 @@ beforeAll(async () => {
     const loaded = await loadCase(file);
     cases.push({ loaded, verdict: await evaluateCase(loaded, rules) });
   }
-});
+}, 300_000);
 
 describe('shipped rules', () => {
   it('cover every section of the article', () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   rules = await loadRules(path.join(root, 'rules'));
   verdicts = [];
   for (const f of await expandCasePaths([path.join(root, 'cases')])) verdicts.push(await evaluateCase(await loadCase(f), rules));
-});
+}, 300_000);
 
 describe('every case field has a reader', () => {
   it('is read by a rule, a claim judgement or a derivation, or is marked informational in the schema', () => {
