@@ -35,6 +35,7 @@ describe('every case field has a reader', () => {
     const read = new Set<string>();
     for (const r of rules.set.rules) for (const f of factsOf(r.spec.when)) read.add(f);
     for (const r of rules.set.rules) for (const m of `${r.spec.explains} ${r.spec.next}`.matchAll(/\{([a-z_.]+)\}/g)) read.add(m[1]!);
+    for (const r of rules.set.claims) for (const m of [...r.spec.judge.map((j) => j.because), r.spec.otherwise.because].join(' ').matchAll(/\{([a-z_.]+)\}/g)) read.add(m[1]!);
     for (const k of rules.set.constraints) for (const f of [...factsOf(k.spec.broken_when), ...[...`${k.spec.explains} ${k.spec.next}`.matchAll(/\{([a-z_.]+)\}/g)].map((m) => m[1]!)]) read.add(f);
     for (const r of rules.set.claims) for (const j of r.spec.judge) for (const f of factsOf(j.when)) read.add(f);
     for (const d of DERIVATIONS) for (const i of d.inputs) read.add(i);
