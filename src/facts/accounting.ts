@@ -11,7 +11,14 @@ const windowed = (i: Inputs, drained: boolean) => {
   if (o === undefined || l === undefined) return undefined;
   if (o - l === 0) return 0;
   const q = bool(i, 'ledger.workload_quiesced');
-  return q === undefined ? undefined : q === drained ? o - l : 0;
+  if (q === undefined) return undefined;
+  if (!q) return drained ? 0 : o - l;
+  // After the drain, a call the return event's hit column saw return after the capture stopped was
+  // in flight at the stop, not open (issue 20, class 6); only the rest is unexplained.
+  const late = num(i, 'accounting.returns_outside_capture');
+  if (late === undefined) return undefined;
+  const returnedLate = Math.min(late, o - l);
+  return drained ? o - l - returnedLate : returnedLate;
 };
 
 /**
@@ -79,14 +86,14 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.in_flight_at_stop', type: 'number', basis: 'Build an independent operation ledger',
-    description: 'open calls the capture window explains (the workload was not drained first)',
-    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced'],
+    description: 'open calls the capture window explains: the workload was not drained first, or the return hit column saw them return after the stop',
+    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced', 'accounting.returns_outside_capture'],
     derive: (i) => windowed(i, false),
   },
   {
     name: 'accounting.unexplained', type: 'number', basis: 'Interpret the missing-return evidence',
-    description: 'accepted calls still open after the owned workload was drained',
-    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced'],
+    description: 'accepted calls still open after the owned workload was drained, less those the return hit column saw return after the capture stopped',
+    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced', 'accounting.returns_outside_capture'],
     derive: (i) => windowed(i, true),
   },
   {

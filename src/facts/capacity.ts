@@ -13,13 +13,19 @@ const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacit
 export const CAPACITY: readonly Derivation[] = [
   {
     name: 'capacity.request_rejected', type: 'boolean', basis: 'kernel-notes.md (r0:, r9999: rejected)',
-    description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096)',
-    inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested'],
+    description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096; an fprobe event: any fN: from 6.14)',
+    inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested', 'kernel.fprobe_without_pool'],
     derive: (i) => {
-      // Only tracefs refuses a number outright, whatever the case says the registration gave.
+      // Only tracefs refuses a number outright, whatever the case says the registration gave; and
+      // from 6.14 an fprobe event refuses any fN: (a2224559cbba, trace_fprobe BAD_MAXACT).
       const iface = str(i, 'probe.interface');
-      if (iface !== undefined && iface !== 'tracefs') return false;
       const requested = num(i, 'probe.maxactive.requested');
+      if (iface === 'fprobe') {
+        if (requested === undefined) return str(i, 'probe.registration.result') === 'ok' ? false : undefined;
+        if (requested <= 0) return false;
+        return bool(i, 'kernel.fprobe_without_pool');
+      }
+      if (iface !== undefined && iface !== 'tracefs') return false;
       if (requested === undefined) return str(i, 'probe.registration.result') === 'ok' ? false : undefined;
       if (iface === undefined) return undefined;
       return poolFor('tracefs', requested, undefined, undefined).kind === 'rejected';
@@ -28,9 +34,10 @@ export const CAPACITY: readonly Derivation[] = [
   {
     name: 'capacity.request_rejection', type: 'string', basis: 'kernel-facts.md §6',
     description: 'the reason the interface gives for refusing the request',
-    inputs: ['capacity.request_rejected', 'probe.maxactive.requested'],
+    inputs: ['capacity.request_rejected', 'probe.maxactive.requested', 'probe.interface'],
     derive: (i) => {
       if (i['capacity.request_rejected'] !== true) return undefined;
+      if (str(i, 'probe.interface') === 'fprobe') return 'Invalid maxactive number: fprobe events take no fN: from 6.14 (a2224559cbba, no instance pool)';
       const o = poolFor('tracefs', num(i, 'probe.maxactive.requested'), undefined, undefined);
       return o.kind === 'rejected' ? o.reason : undefined;
     },

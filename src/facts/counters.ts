@@ -139,31 +139,37 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.went_down', type: 'boolean', basis: 'kernel-facts.md §2, §6',
-    description: 'a counter is lower at the end than at the start (only a new registration resets it)',
-    inputs: KEYS.flatMap(snap),
+    description: 'a counter is lower at the end than at the start (only a new registration resets it); false only when every counter the source has (module: nmissed and kprobe_nmissed; kprobe_profile: misses and hits; a link: missed) is known level or rising',
+    inputs: ['counters.source', ...KEYS.flatMap(snap)],
     derive: (i) => {
       const downs = KEYS.map((k) => {
         const d = rise(i, k);
         return d === undefined ? undefined : d < 0;
       });
-      // Any counter going down proves a reset; every known one level or rising rules one out
-      // for the counters the case has (the miss column at least).
       if (downs.some((d) => d === true)) return true;
-      return downs[0] === false && downs.every((d, n) => d === false || i[snap(KEYS[n]!)[0]!] === undefined && i[snap(KEYS[n]!)[1]!] === undefined) ? false : undefined;
+      // A pair the case leaves out is not "did not go down": a reset shows in any counter of the
+      // source, so each one it has must be known (issue 20, class 5).
+      const source = str(i, 'counters.source');
+      const has = source === 'module-field' ? [0, 1] : source === 'kprobe_profile' ? [0, 2] : source === 'bpf-link' ? [0] : [0, 1, 2];
+      return has.every((n) => downs[n] === false) ? false : undefined;
     },
   },
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed'],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
       const fits = sourceFits(source, str(i, 'probe.interface'), bool(i, 'kernel.bpf_link_reports_missed'));
       const ce = str(i, 'counters.event');
       const pe = str(i, 'probe.event');
-      // A named line of another event (the entry event's, say) is not the return probe's.
-      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : true;
+      // A named line of another event (the entry event's, say) is not the return probe's. With a
+      // separate entry event the profile holds two lines, and when the case names the return event
+      // but not the line it read, that line may be either: the counters are the named return
+      // event's, or unknown (issue 20, class 4).
+      const twoLines = source === 'kprobe_profile' && i['ledger.entry_events'] !== undefined;
+      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : twoLines && pe !== undefined && ce === undefined ? undefined : true;
       return and(fits, named);
     },
   },
@@ -171,7 +177,10 @@ export const COUNTERS: readonly Derivation[] = [
     name: 'counters.delta_valid', type: 'boolean', basis: 'Read missed and filtered cases separately',
     description: "the start/end difference is a real delta: the return probe's counter, one epoch that is the probe's registration, no reset between",
     inputs: ['counters.same_epoch', 'counters.epoch_is_registration', 'counters.went_down', 'counters.of_return_probe'],
-    derive: (i) => and(bool(i, 'counters.same_epoch'), bool(i, 'counters.epoch_is_registration'), bool(i, 'counters.went_down') === undefined ? undefined : !bool(i, 'counters.went_down'), bool(i, 'counters.of_return_probe')),
+    // The epoch labels say one registration; a counter seen going down contradicts them. A pair the
+    // case leaves out cannot show a reset (counters.went_down stays unknown), and a completion where
+    // it falls under one label breaks constraints/counters-never-fall, so it is no possible world.
+    derive: (i) => and(bool(i, 'counters.same_epoch'), bool(i, 'counters.epoch_is_registration'), bool(i, 'counters.went_down') !== true, bool(i, 'counters.of_return_probe')),
   },
   {
     name: 'counters.column_includes_pool', type: 'boolean', basis: 'kernel-history.md §5.1, dfea08a2116f',

@@ -88,6 +88,15 @@ describe('derived facts', () => {
     expect(value(yaml, 'counters.delta_valid')).toBe(expected);
   });
 
+  it.each([
+    ['a module without its kprobe_nmissed pair', `${MOD}start: { epoch: a, nmissed: 2 }, end: { epoch: a, nmissed: 2 } }`, undefined],
+    ['a module with both pairs level', `${MOD}start: { epoch: a, nmissed: 2, kprobe_nmissed: 1 }, end: { epoch: a, nmissed: 2, kprobe_nmissed: 1 } }`, false],
+    ['kprobe_profile without its hits pair', 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 0 } }', undefined],
+    ['kprobe_profile with both pairs', 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, hits: 1 }, end: { epoch: a, nmissed: 0, hits: 4 } }', false],
+  ])('a missing counter pair is not "did not go down" (issue 20, class 5): %s', (_, y, expected) => {
+    expect(value(y, 'counters.went_down')).toBe(expected);
+  });
+
   it('a counter that went down under one label is a reset: no delta', () => {
     const y = `${MOD}start: { epoch: a, nmissed: 12 }, end: { epoch: a, nmissed: 3 } }`;
     expect(value(y, 'counters.went_down')).toBe(true);
