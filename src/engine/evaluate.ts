@@ -211,16 +211,7 @@ interface Annotated {
 
 /** Kleene fold of an annotated condition tree, with the facts that justify the answer. */
 export function fold(c: Annotated): Outcome {
-  if (c.all || c.any) {
-    const parts = (c.all ?? c.any)!.map(fold);
-    const isAll = Boolean(c.all);
-    const decisive: Truth = isAll ? 'false' : 'true';
-    const hits = parts.filter((p) => p.truth === decisive);
-    if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
-    const unknown = parts.filter((p) => p.truth === 'unknown');
-    if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
-    return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
-  }
+  if (c.all || c.any) return junction((c.all ?? c.any)!.map(fold), Boolean(c.all));
   if (c.not) {
     const inner = fold(c.not);
     const truth: Truth = inner.truth === 'unknown' ? 'unknown' : inner.truth === 'true' ? 'false' : 'true';
@@ -240,6 +231,16 @@ export function fold(c: Annotated): Outcome {
   return { truth: leaf.result ? 'true' : 'false', facts, unknownFacts: [] };
 }
 
+/** Kleene `all` (or `any`) of its parts' outcomes, with the facts that justify the answer. */
+function junction(parts: Outcome[], isAll: boolean): Outcome {
+  const decisive: Truth = isAll ? 'false' : 'true';
+  const hits = parts.filter((p) => p.truth === decisive);
+  if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
+  const unknown = parts.filter((p) => p.truth === 'unknown');
+  if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
+  return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
+}
+
 function merge(parts: Outcome[]): Record<string, FactValue> {
   return Object.assign({}, ...parts.map((p) => p.facts));
 }
@@ -251,16 +252,8 @@ function merge(parts: Outcome[]): Record<string, FactValue> {
  * on every shipped case.
  */
 export function truthOf(c: Condition, values: ReadonlyMap<string, FactValue>): Outcome {
-  if ('all' in c || 'any' in c) {
-    const isAll = 'all' in c;
-    const parts = (isAll ? (c as { all: Condition[] }).all : (c as { any: Condition[] }).any).map((x) => truthOf(x, values));
-    const decisive: Truth = isAll ? 'false' : 'true';
-    const hits = parts.filter((p) => p.truth === decisive);
-    if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
-    const unknown = parts.filter((p) => p.truth === 'unknown');
-    if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
-    return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
-  }
+  if ('all' in c) return junction(c.all.map((x) => truthOf(x, values)), true);
+  if ('any' in c) return junction(c.any.map((x) => truthOf(x, values)), false);
   if ('not' in c) {
     const inner = truthOf(c.not, values);
     return { ...inner, truth: inner.truth === 'unknown' ? 'unknown' : inner.truth === 'true' ? 'false' : 'true' };

@@ -39,15 +39,18 @@ export const BOUNDS: readonly Derivation[] = [
   },
   {
     name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
-    description: "every eligible operation has its entry and its return record: entries and returns, less every foreign record, each reach eligible",
-    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records'],
+    description: "established that every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (false until that is established)",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth'],
+    // "Established", not "true in every completion": while a count is unknown the check stays off
+    // and the misses are read as before (a nested call's records would inflate the counts).
     derive: (i) => {
       const el = num(i, 'ledger.eligible');
       const en = num(i, 'ledger.entries');
       const r = num(i, 'ledger.returns');
       const x = num(i, 'ledger.foreign_records');
-      if (el === undefined || en === undefined || r === undefined || x === undefined) return undefined;
-      return el > 0 && en - x >= el && r - x >= el;
+      const depth = num(i, 'concurrency.recursion_depth');
+      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined || depth > 1 || el === 0) return false;
+      return en - x >= el && r - x >= el;
     },
   },
 ];

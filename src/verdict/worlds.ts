@@ -43,11 +43,11 @@ export interface Settled {
 }
 
 /** Evaluations one case may spend (partial completions judged) before the superset is kept. */
-const BUDGET = 800;
+const BUDGET = 200;
 /** Evaluations the search for one value of one field may spend while ranking `decides`. */
 const PER_VALUE = 40;
 /** Evaluations ranking `decides` may spend in all; past it each value is judged by the fold alone. */
-const RANKING_BUDGET = 800;
+const RANKING_BUDGET = 200;
 
 /** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
 export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {

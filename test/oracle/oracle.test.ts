@@ -112,7 +112,7 @@ describe('the engine agrees with the oracle', () => {
       }
     }
     console.log(`oracle (shipped): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped} (${sampled} sampled completions)`);
-    expect(unexpected(problems, 'shipped').slice(0, 20)).toEqual([]);
+    expect(unexpected(problems, 'shipped').slice(0, 200)).toEqual([]);
   }, 600_000);
 
   it(`on ${GENERATED} generated cases`, async () => {
@@ -125,7 +125,7 @@ describe('the engine agrees with the oracle', () => {
       problems.push(...compare(c, v, t));
     }
     console.log(`oracle (generated): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped}`);
-    expect(unexpected(problems, 'generated').slice(0, 20)).toEqual([]);
+    expect(unexpected(problems, 'generated').slice(0, 200)).toEqual([]);
     expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 5);
   }, 600_000);
 });
