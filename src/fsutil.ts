@@ -493,11 +493,18 @@ async function ownPid(): Promise<number | undefined> {
   return self !== undefined && /^\d+$/.test(self) ? Number(self) : undefined;
 }
 
-/** Whether the holder a lock file names is gone: a process of this host that /proc no longer has. */
+/**
+ * Whether the holder a lock file names is gone: a process of this host that /proc no longer has,
+ * or one that has exited and waits only to be reaped (a zombie, state Z or X: a run killed with
+ * SIGKILL stays one until its parent, a shell or a terminal multiplexer, collects it).
+ */
 async function holderGone(holder: { pid?: number; host?: string }): Promise<boolean> {
   if (holder.pid === undefined || holder.host !== os.hostname()) return false;
   if (!(await fs.stat('/proc/self').then(() => true, () => false))) return false;
-  return fs.stat(`/proc/${holder.pid}`).then(() => false, () => true);
+  const stat = await fs.readFile(`/proc/${holder.pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return true;
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 function parseHolder(text: string): { pid?: number; host?: string; since?: string } {
