@@ -1,4 +1,5 @@
 import { createReadStream, promises as fs } from 'node:fs';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { caseFromBundle } from '../evidence/bundle.js';
@@ -287,7 +288,7 @@ export async function triageModuleBundle(
     const probe = path.join(obs.dir, 'probe.jsonl');
     const report = await readLedger({
       opsFile: path.join(obs.dir, 'ops.jsonl'),
-      trace: { name: probe, stream: createReadStream(probe) },
+      trace: { name: probe, stream: Readable.from([timeOrdered(await fs.readFile(probe, 'utf8'))]) },
       format: 'jsonl',
       captureStopNs: obs.captureStopNs,
       nmissedDelta: sameEpoch && s0 !== undefined && s1 !== undefined ? s1 - s0 : undefined,
@@ -389,4 +390,22 @@ export async function triageBpftraceBundle(
   }
   if (Object.keys(provenance).length > 0) data.provenance = provenance;
   return writeAndEvaluate(data, dir, bundle, ctx);
+}
+
+/**
+ * The module's records in time order. Its ring holds them in the order the handlers appended
+ * them, and on two CPUs a handler that read the clock later can append first (a few hundred ns
+ * apart), which the ledger rightly calls records going backwards. A user sorts such a file before
+ * handing it to the ledger (ledger-format.md: records in time order); so does the lab. A stable
+ * sort by ts_ns: records of the same instant keep their order, a line without a stamp stays first.
+ */
+export function timeOrdered(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const stamp = (l: string) => {
+    const m = /"ts_ns":\s*(\d+)/.exec(l);
+    return m ? Number(m[1]) : -Infinity;
+  };
+  const keyed = lines.map((l, i) => ({ l, i, t: stamp(l) }));
+  keyed.sort((a, b) => a.t - b.t || a.i - b.i);
+  return keyed.map((k) => `${k.l}\n`).join('');
 }
