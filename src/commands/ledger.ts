@@ -77,6 +77,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
       captureStartNs: o.captureStartNs,
       captureStopNs: o.captureStopNs,
       nmissedDelta: o.nmissedDelta ?? fromCase?.nmissedDelta,
+      noFiltering: fromCase?.noFiltering,
       observe: o.observe,
       maxactive: eff?.value,
       opsReorder: o.opsReorder,

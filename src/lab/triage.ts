@@ -138,6 +138,8 @@ export async function triageBundle(
       semantics: 'event',
       captureStopNs: stop,
       nmissedDelta: obs.returnMisses,
+      // A tracefs return event has no entry handler: it rejects no call.
+      noFiltering: true,
     });
     for (const [k, v] of Object.entries(caseUpdates(report))) {
       if (v === undefined || v === null) continue;

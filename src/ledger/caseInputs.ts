@@ -8,6 +8,8 @@ export interface CaseInputs {
   nmissedWhy: string;
   effectiveMaxactive: { value: number; from: string } | undefined;
   possibleCpus: number | undefined;
+  /** The case says the return probe cannot reject calls (a tracefs event has no entry handler; a handler stated unable to filter). */
+  noFiltering: boolean | undefined;
 }
 
 function num(v: unknown): number | undefined {
@@ -50,5 +52,7 @@ export function caseInputs(c: Case): CaseInputs {
       if (out.kind === 'value') eff = { value: out.value, from: out.rule };
     }
   }
-  return { nmissedDelta, nmissedWhy, effectiveMaxactive: eff, possibleCpus };
+  const handler = c.probe?.entry_handler;
+  const noFiltering = c.probe?.interface === 'tracefs' || handler?.present === false || handler?.can_filter === false ? true : undefined;
+  return { nmissedDelta, nmissedWhy, effectiveMaxactive: eff, possibleCpus, noFiltering };
 }

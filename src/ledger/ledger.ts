@@ -62,6 +62,13 @@ export interface LedgerOptions {
   /** The effective maxactive, when known: admitted instances can never exceed it. */
   maxactive?: number | undefined;
   /**
+   * True when the return probe cannot reject a call (no entry handler that may return nonzero:
+   * a tracefs `r`/`f` event, a module whose handler cannot filter). Only then does a miss counter
+   * that rose by 0 prove that an entry still open at the stop held an instance: otherwise that
+   * entry may have been rejected on purpose and held none.
+   */
+  noFiltering?: boolean | undefined;
+  /**
    * Index operations by id (needed when records carry `op`; trace text never does, and skipping
    * the index saves a hash insert and delete per operation). Default true.
    */
@@ -730,11 +737,12 @@ export class LedgerBuilder {
     }
     // Calls still open at the end: an instance record held its instance to the stop; an entry
     // event may have been a miss, and the call may have ended unseen (demand counts its entry only).
-    // A miss counter that rose by 0 over the capture says no call was missed: each open entry
-    // held an instance, so its return would have been recorded had it come before the stop, and
-    // it was inside the function to the stop (both marks count it over its interval).
+    // A miss counter that rose by 0 over the capture says no call was missed; when the probe also
+    // cannot reject calls, each open entry held an instance, so its return would have been
+    // recorded had it come before the stop, and it was inside the function to the stop (both
+    // marks count it over its interval). A call the entry handler rejected holds no instance.
     const counters = this.counterDelta();
-    const heldToStop = this.opts.semantics === 'instance' || counters.delta === 0;
+    const heldToStop = this.opts.semantics === 'instance' || (counters.delta === 0 && this.opts.noFiltering === true);
     const endHow = heldToStop ? INTERVAL : NONE;
     const endHowD = heldToStop ? INTERVAL : POINT;
     for (const stack of this.stacks.values()) {

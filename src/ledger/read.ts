@@ -79,6 +79,8 @@ export interface ReadLedgerOptions {
   captureStartNs?: number | bigint | undefined;
   captureStopNs?: number | bigint | undefined;
   nmissedDelta?: number | undefined;
+  /** The return probe cannot reject calls (LedgerOptions.noFiltering). */
+  noFiltering?: boolean | undefined;
   /** Taps for pictures (see LedgerObserver); times given to it are ns since boot (the nearest double past 2^53). */
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
@@ -197,6 +199,7 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
       captureStopNs,
       showNs: (rel) => clock.absBig(rel).toString(),
       nmissedDelta: opts.nmissedDelta,
+      noFiltering: opts.noFiltering,
       maxactive: opts.maxactive,
       opsOrderExpected: `operation lines at most ${reorder} lines out of submit_ns order (sort ops.jsonl by submit_ns, or raise --ops-reorder)`,
       warn: (source, line, expected, got) => problems.add({ file: source === 'ops' ? opsFile : traceName, line, expected, got }),

@@ -9,7 +9,7 @@ import { KeyHeap } from '../../src/ledger/heap.js';
 type R = [ev: ProbeRecord['ev'], ts: number, task: number, inst?: string, op?: string, resNs?: number];
 type O = [op: string, task: number, submit: number, done: number | null, reaches?: boolean];
 
-function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmissedDelta?: number; stop?: number; maxactive?: number } = {}): { r: LedgerResult; warnings: number[] } {
+function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmissedDelta?: number; stop?: number; maxactive?: number; noFiltering?: boolean } = {}): { r: LedgerResult; warnings: number[] } {
   const opRecs: OpRecord[] = (ops ?? []).map(([op, task, submitNs, doneNs, reaches], i) => ({ op, task, submitNs, doneNs, reachesTarget: reaches ?? true, line: i + 1 }));
   let i = 0;
   const warnings: number[] = [];
@@ -19,6 +19,7 @@ function run(records: R[], ops?: O[], opts: { semantics?: EntrySemantics; nmisse
     nmissedDelta: opts.nmissedDelta,
     captureStopNs: opts.stop,
     maxactive: opts.maxactive,
+    noFiltering: opts.noFiltering,
     warn: (_s, line) => warnings.push(line),
   });
   records.forEach(([ev, tsNs, task, inst, op, resNs], n) => b.add({ ev, tsNs, task, inst, op, line: n + 1, resNs }));
@@ -113,7 +114,8 @@ describe('classification against the operation ledger', () => {
     // Two instances admitted (the pool of 2), three calls entered: demand is not admitted instances.
     expect(r.highWater).toMatchObject({ value: 2, exact: true, atNs: 20 });
     expect(r.demand).toMatchObject({ value: 3, exact: true, atNs: 30 });
-    const stopped = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 0 });
+    // A tracefs return event: no entry handler, so no call was rejected on purpose.
+    const stopped = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 0, noFiltering: true });
     // No miss: all three were admitted and still running at stop.
     expect(stopped.r.identity).toMatchObject({ returned: 0, in_flight_at_stop: 3, capacity_missed: 0, balanced: true });
     // The miss counter rose by 0, so each open entry held an instance, and without a recorded
@@ -126,6 +128,10 @@ describe('classification against the operation ledger', () => {
     const blind = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event' });
     expect(blind.r.highWater).toMatchObject({ value: 0, upper: 3, exact: false });
     expect(blind.r.demand).toMatchObject({ value: 1, upper: 3, exact: false });
+    // With a handler that may reject calls, a level counter does not say an open entry held an
+    // instance (a rejected call holds none): the marks stay bounds.
+    const mayFilter = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 0 });
+    expect(mayFilter.r.highWater).toMatchObject({ value: 0, upper: 3, exact: false });
     const unknown = run(recs.slice(0, 3), fixture.map(([a, b, c]) => [a, b, c, null] as O), { semantics: 'event', nmissedDelta: 1 });
     // One of the three running at stop was missed, which one is unknown: in flight 2..3, never called a miss on its own.
     expect(unknown.r.identity?.bounds.in_flight_at_stop).toEqual({ lo: 2, hi: 3, exact: false });
