@@ -24,6 +24,7 @@ interface Snapshot {
   key: string;
   rules: Array<{ kind: 'rule'; spec: unknown; file: string }>;
   claims: Array<{ kind: 'claim'; spec: unknown; file: string }>;
+  constraints: Array<{ kind: 'constraint'; spec: unknown; file: string }>;
   verdicts: unknown;
   /** The questions under `<dir>/questions` (for the collection hints), null when they do not load. */
   questions: Question[] | null;
@@ -70,6 +71,7 @@ export async function loadRulesSnapshot(dir: string, snapshotFile = SNAPSHOT_FIL
     dir,
     rules: snap.rules.map(withYaml) as unknown as RuleSet['rules'],
     claims: snap.claims.map(withYaml) as unknown as RuleSet['claims'],
+    constraints: (snap.constraints ?? []).map(withYaml) as unknown as RuleSet['constraints'],
     verdicts: snap.verdicts as RuleSet['verdicts'],
     questions: snap.questions,
   };
@@ -82,6 +84,6 @@ export async function makeSnapshot(dir: string): Promise<string> {
   // What an audit does with questions that do not load: no hints (src/commands/audit.ts).
   const { loadQuestions } = await import('../triage/questions.js');
   const questions = await loadQuestions(path.join(dir, 'questions')).then((q) => q.list, () => null);
-  const snap: Snapshot = { key: await snapshotKey(dir), rules: set.rules.map(strip), claims: set.claims.map(strip), verdicts: set.verdicts, questions };
+  const snap: Snapshot = { key: await snapshotKey(dir), rules: set.rules.map(strip), claims: set.claims.map(strip), constraints: set.constraints.map(strip), verdicts: set.verdicts, questions };
   return `${JSON.stringify(snap)}\n`;
 }

@@ -166,12 +166,14 @@ export const caseSchema = z
         completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
         foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
-        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water mark is then a floor'),
+        returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water and demand marks are then floors, which cannot show the pool was enough'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),
         contradictions: z
           .union([z.array(z.enum(LEDGER_CONTRADICTIONS)), z.literal(UNKNOWN)])
           .nullish()
           .describe('what the ledger found the records contradict (the figures they touch were given as bounds): admitted-above-maxactive, nmissed-exceeds-unreturned, records-out-of-order, duplicate-operation-ids'),
+        printk_dropped: count('records the handlers wrote with printk that the kernel log dropped (dmesg "** N printk messages dropped **", a console or log buffer overrun)'),
+        buffer_overruns: count("records a tracer's per-CPU buffers overran or lost outside the trace text (per_cpu/cpuN/stats overrun, a BPF ring/perf buffer's lost count, bpftrace \"Lost N events\")"),
       })
       .strict()
       .optional(),
@@ -258,7 +260,6 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'concurrency.concurrent_fds': 'an input of the caller model, summarised by estimated_max_overlap',
   'concurrency.observed_high_water_at_ns': 'locates the peak in the trace for the reader',
   'concurrency.observed_demand_high_water_at_ns': 'locates the peak in the trace for the reader',
-  'ledger.returns_without_entry': 'tells the reader the high-water mark is a floor',
   'ledger.contradictions': 'names what the ledger found impossible in the records, for the contradiction findings (issue 25)',
   'latency.count': 'describes the reported distribution',
   'latency.p50_ns': 'the reported distribution',

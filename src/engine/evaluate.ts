@@ -211,16 +211,7 @@ interface Annotated {
 
 /** Kleene fold of an annotated condition tree, with the facts that justify the answer. */
 export function fold(c: Annotated): Outcome {
-  if (c.all || c.any) {
-    const parts = (c.all ?? c.any)!.map(fold);
-    const isAll = Boolean(c.all);
-    const decisive: Truth = isAll ? 'false' : 'true';
-    const hits = parts.filter((p) => p.truth === decisive);
-    if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
-    const unknown = parts.filter((p) => p.truth === 'unknown');
-    if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
-    return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
-  }
+  if (c.all || c.any) return junction((c.all ?? c.any)!.map(fold), Boolean(c.all));
   if (c.not) {
     const inner = fold(c.not);
     const truth: Truth = inner.truth === 'unknown' ? 'unknown' : inner.truth === 'true' ? 'false' : 'true';
@@ -240,6 +231,69 @@ export function fold(c: Annotated): Outcome {
   return { truth: leaf.result ? 'true' : 'false', facts, unknownFacts: [] };
 }
 
+/** Kleene `all` (or `any`) of its parts' outcomes, with the facts that justify the answer. */
+function junction(parts: Outcome[], isAll: boolean): Outcome {
+  const decisive: Truth = isAll ? 'false' : 'true';
+  const hits = parts.filter((p) => p.truth === decisive);
+  if (hits.length) return { truth: decisive, facts: merge(hits), unknownFacts: [] };
+  const unknown = parts.filter((p) => p.truth === 'unknown');
+  if (unknown.length) return { truth: 'unknown', facts: merge(parts.filter((p) => p.truth !== 'unknown')), unknownFacts: [...new Set(unknown.flatMap((p) => p.unknownFacts))] };
+  return { truth: isAll ? 'true' : 'false', facts: merge(parts), unknownFacts: [] };
+}
+
 function merge(parts: Outcome[]): Record<string, FactValue> {
   return Object.assign({}, ...parts.map((p) => p.facts));
+}
+
+/**
+ * The same three-valued answer as the engine's annotated fold, computed directly over a map of
+ * known facts (no engine run, synchronous): for the verdict's search over completions, which asks
+ * it for many partial completions of one case. A test checks it agrees with ConditionRunner.run
+ * on every shipped case.
+ */
+export function truthOf(c: Condition, values: ReadonlyMap<string, FactValue>): Outcome {
+  if ('all' in c) return junction(c.all.map((x) => truthOf(x, values)), true);
+  if ('any' in c) return junction(c.any.map((x) => truthOf(x, values)), false);
+  if ('not' in c) {
+    const inner = truthOf(c.not, values);
+    return { ...inner, truth: inner.truth === 'unknown' ? 'unknown' : inner.truth === 'true' ? 'false' : 'true' };
+  }
+  const ref = c.value && typeof c.value === 'object' && !Array.isArray(c.value) ? c.value.fact : undefined;
+  const a = values.get(c.fact);
+  const b = ref !== undefined ? values.get(ref) : (c.value as unknown);
+  const facts: Record<string, FactValue> = {};
+  const unknownFacts: string[] = [];
+  if (a === undefined) unknownFacts.push(c.fact);
+  else facts[c.fact] = a;
+  if (ref !== undefined) {
+    if (b === undefined) unknownFacts.push(ref);
+    else facts[ref] = b as FactValue;
+  }
+  if (unknownFacts.length) return { truth: 'unknown', facts, unknownFacts };
+  return { truth: BASE[c.operator](a, b) ? 'true' : 'false', facts, unknownFacts: [] };
+}
+
+/** truthOf's answer alone (no justification kept): the search's inner loop. */
+export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Truth {
+  if ('all' in c || 'any' in c) {
+    const isAll = 'all' in c;
+    const parts = isAll ? (c as { all: Condition[] }).all : (c as { any: Condition[] }).any;
+    let unknown = false;
+    for (const p of parts) {
+      const t = truth3(p, values);
+      if (t === (isAll ? 'false' : 'true')) return t;
+      if (t === 'unknown') unknown = true;
+    }
+    return unknown ? 'unknown' : isAll ? 'true' : 'false';
+  }
+  if ('not' in c) {
+    const t = truth3(c.not, values);
+    return t === 'unknown' ? t : t === 'true' ? 'false' : 'true';
+  }
+  const a = values.get(c.fact);
+  if (a === undefined) return 'unknown';
+  const v = c.value;
+  const b = v !== null && typeof v === 'object' && !Array.isArray(v) ? values.get(v.fact) : v;
+  if (b === undefined) return 'unknown';
+  return BASE[c.operator](a, b) ? 'true' : 'false';
 }

@@ -11,7 +11,14 @@ const windowed = (i: Inputs, drained: boolean) => {
   if (o === undefined || l === undefined) return undefined;
   if (o - l === 0) return 0;
   const q = bool(i, 'ledger.workload_quiesced');
-  return q === undefined ? undefined : q === drained ? o - l : 0;
+  if (q === undefined) return undefined;
+  if (!q) return drained ? 0 : o - l;
+  // After the drain, a call the return event's hit column saw return after the capture stopped was
+  // in flight at the stop, not open (issue 20, class 6); only the rest is unexplained.
+  const late = num(i, 'accounting.returns_outside_capture');
+  if (late === undefined) return undefined;
+  const returnedLate = Math.min(late, o - l);
+  return drained ? o - l - returnedLate : returnedLate;
 };
 
 /**
@@ -79,14 +86,14 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.in_flight_at_stop', type: 'number', basis: 'Build an independent operation ledger',
-    description: 'open calls the capture window explains (the workload was not drained first)',
-    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced'],
+    description: 'open calls the capture window explains: the workload was not drained first, or the return hit column saw them return after the stop',
+    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced', 'accounting.returns_outside_capture'],
     derive: (i) => windowed(i, false),
   },
   {
     name: 'accounting.unexplained', type: 'number', basis: 'Interpret the missing-return evidence',
-    description: 'accepted calls still open after the owned workload was drained',
-    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced'],
+    description: 'accepted calls still open after the owned workload was drained, less those the return hit column saw return after the capture stopped',
+    inputs: ['accounting.open_at_stop', 'accounting.lost_returns', 'ledger.workload_quiesced', 'accounting.returns_outside_capture'],
     derive: (i) => windowed(i, true),
   },
   {
@@ -148,15 +155,14 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.balanced', type: 'boolean', basis: 'docs/case-format.md#the-accounting-identity',
-    description: 'the identity holds: the sum equals eligible and the stated in-flight figure agrees with accepted less returns',
-    inputs: ['accounting.sum', 'accounting.eligible', 'accounting.open_contradiction', 'counters.source', 'counters.delta.kprobe_nmissed'],
+    description: 'the identity holds: returned + filtered + in flight + every counted miss (pool or not) + not covered + unexplained equals eligible, and the stated in-flight figure agrees with accepted less returns',
+    inputs: ['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'counters.delta.missed_total', 'accounting.not_covered', 'accounting.unexplained', 'accounting.eligible', 'accounting.open_contradiction'],
     derive: (i) => {
       if (i['accounting.open_contradiction'] === true) return false;
-      const s = num(i, 'accounting.sum');
+      // Every counted miss, whichever part of the figure it is: the balance needs no split.
+      const s = sumOf(['accounting.returned', 'accounting.filtered', 'accounting.in_flight_at_stop', 'counters.delta.missed_total', 'accounting.not_covered', 'accounting.unexplained'].map((k) => num(i, k)));
       const e = num(i, 'accounting.eligible');
-      // A module's kprobe-level misses sit in no term (a summed column already holds them).
-      const kp = str(i, 'counters.source') === 'module-field' ? num(i, 'counters.delta.kprobe_nmissed') : 0;
-      return s === undefined || e === undefined || kp === undefined ? undefined : s + kp === e;
+      return s === undefined || e === undefined ? undefined : s === e;
     },
   },
   {
@@ -174,11 +180,13 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.returns_outside_capture', type: 'number', basis: 'kernel-notes.md (profile counters keep counting while the ring buffer is off)',
-    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for a module, whose own handler writes each record, and when no accepted call was open at the stop',
+    description: 'returns the profile counted that the captured records do not hold (returned after capture stopped); 0 for an interface with no hit column (a module, bpftrace, a BPF link, fprobe: their own handlers write each record), and when no accepted call was open at the stop',
     inputs: ['counters.delta.hits', 'ledger.returns', 'probe.interface', 'accounting.open_at_stop'],
     derive: (i) => {
       // Returns after the stop are accepted calls open at the stop; a module has no hit column.
-      if (str(i, 'probe.interface') === 'module' || num(i, 'accounting.open_at_stop') === 0) return 0;
+      // Only a kprobe_profile line (tracefs, perf probe) has a hit column; other interfaces' own handlers write each record.
+      const iface = str(i, 'probe.interface');
+      if (iface === 'module' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || num(i, 'accounting.open_at_stop') === 0) return 0;
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
       return h === undefined || r === undefined ? undefined : Math.max(0, h - r);

@@ -13,13 +13,19 @@ const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacit
 export const CAPACITY: readonly Derivation[] = [
   {
     name: 'capacity.request_rejected', type: 'boolean', basis: 'kernel-notes.md (r0:, r9999: rejected)',
-    description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096)',
-    inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested'],
+    description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096; an fprobe event: any fN: from 6.14)',
+    inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested', 'kernel.fprobe_without_pool'],
     derive: (i) => {
-      // Only tracefs refuses a number outright, whatever the case says the registration gave.
+      // Only tracefs refuses a number outright, whatever the case says the registration gave; and
+      // from 6.14 an fprobe event refuses any fN: (a2224559cbba, trace_fprobe BAD_MAXACT).
       const iface = str(i, 'probe.interface');
-      if (iface !== undefined && iface !== 'tracefs') return false;
       const requested = num(i, 'probe.maxactive.requested');
+      if (iface === 'fprobe') {
+        if (requested === undefined) return str(i, 'probe.registration.result') === 'ok' ? false : undefined;
+        if (requested <= 0) return false;
+        return bool(i, 'kernel.fprobe_without_pool');
+      }
+      if (iface !== undefined && iface !== 'tracefs') return false;
       if (requested === undefined) return str(i, 'probe.registration.result') === 'ok' ? false : undefined;
       if (iface === undefined) return undefined;
       return poolFor('tracefs', requested, undefined, undefined).kind === 'rejected';
@@ -28,9 +34,10 @@ export const CAPACITY: readonly Derivation[] = [
   {
     name: 'capacity.request_rejection', type: 'string', basis: 'kernel-facts.md §6',
     description: 'the reason the interface gives for refusing the request',
-    inputs: ['capacity.request_rejected', 'probe.maxactive.requested'],
+    inputs: ['capacity.request_rejected', 'probe.maxactive.requested', 'probe.interface'],
     derive: (i) => {
       if (i['capacity.request_rejected'] !== true) return undefined;
+      if (str(i, 'probe.interface') === 'fprobe') return 'Invalid maxactive number: fprobe events take no fN: from 6.14 (a2224559cbba, no instance pool)';
       const o = poolFor('tracefs', num(i, 'probe.maxactive.requested'), undefined, undefined);
       return o.kind === 'rejected' ? o.reason : undefined;
     },
@@ -44,6 +51,55 @@ export const CAPACITY: readonly Derivation[] = [
       if (readBack !== undefined) return readBack;
       const o = outcome(i);
       return o?.kind === 'value' ? o.value : undefined;
+    },
+  },
+  {
+    name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4 (4346ba160409, a2224559cbba)',
+    description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe only before 6.14 (from 6.14 its exits run on the function-graph shadow stack)',
+    inputs: ['probe.interface', 'kernel.fprobe_without_pool'],
+    derive: (i) => {
+      const iface = str(i, 'probe.interface');
+      if (iface === undefined || iface === 'other') return undefined;
+      if (iface !== 'fprobe') return true;
+      const without = bool(i, 'kernel.fprobe_without_pool');
+      return without === undefined ? undefined : !without;
+    },
+  },
+  {
+    name: 'capacity.demand_peak', type: 'number', basis: 'Separate in-flight calls from CPUs; Propose a controlled overlap fixture',
+    description: 'a floor on the most calls inside the function at once, admitted or not: the largest of the demand a separate entry event measured, the accepted high-water mark (accepted calls are inside too), and every gated call of a fixture whose overlap was verified',
+    inputs: ['concurrency.observed_demand_high_water', 'concurrency.observed_high_water', 'fixture.gated', 'fixture.overlap_verified', 'ledger.eligible'],
+    derive: (i) => {
+      const gated = bool(i, 'fixture.gated') === true && bool(i, 'fixture.overlap_verified') === true ? num(i, 'ledger.eligible') : undefined;
+      const known = [num(i, 'concurrency.observed_demand_high_water'), num(i, 'concurrency.observed_high_water'), gated].filter((x): x is number => x !== undefined);
+      return known.length ? Math.max(...known) : undefined;
+    },
+  },
+  {
+    name: 'capacity.pool_excess', type: 'number', basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
+    description: 'calls beyond the pool at the demand peak that cannot have held an instance: demand peak less the pool less the calls the entry handler filtered (a filtered call holds none while it runs); each is a pool miss',
+    inputs: ['capacity.has_pool', 'capacity.effective_maxactive', 'capacity.demand_peak', 'accounting.filtered'],
+    derive: (i) => {
+      if (bool(i, 'capacity.has_pool') === false) return 0;
+      const pool = num(i, 'capacity.effective_maxactive');
+      const peak = num(i, 'capacity.demand_peak');
+      const f = num(i, 'accounting.filtered');
+      return pool === undefined || peak === undefined || f === undefined ? undefined : Math.max(0, peak - pool - f);
+    },
+  },
+  {
+    name: 'capacity.pool_short', type: 'boolean', basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
+    description: 'the pool is too small for the demand: more calls were inside the function at once than it holds (true), or a measured demand stayed within it, or there is no pool (false); a demand that is only a floor (returns without an entry) cannot show the pool was enough',
+    inputs: ['capacity.has_pool', 'capacity.pool_excess', 'capacity.effective_maxactive', 'concurrency.observed_demand_high_water', 'ledger.returns_without_entry'],
+    derive: (i) => {
+      if (bool(i, 'capacity.has_pool') === false) return false;
+      const excess = num(i, 'capacity.pool_excess');
+      if (excess !== undefined && excess > 0) return true;
+      // Only a measurement of every caller (an entry event) shows the pool was enough; a floor does not.
+      const pool = num(i, 'capacity.effective_maxactive');
+      const measured = num(i, 'concurrency.observed_demand_high_water');
+      const floor = num(i, 'ledger.returns_without_entry');
+      return pool !== undefined && measured !== undefined && measured <= pool && floor === 0 ? false : undefined;
     },
   },
   {

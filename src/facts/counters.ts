@@ -28,6 +28,87 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
   }
 }
 
+
+/**
+ * The one owner of the split of a miss figure into pool misses (rp->nmissed: no free instance)
+ * and the rest (kp.nmissed: re-entry, another probe active; for a kprobe_multi link, ftrace
+ * recursion and "kprobe running"). Every consumer reads the three facts below; nothing else
+ * re-derives the split (issue 20, "decisions with two owners").
+ *
+ * - A module's struct fields are read apart: the split is as stated.
+ * - Before 5.17 (without the stable backport) kprobe_profile's return-event column is kp.nmissed
+ *   alone: it is the other part, and the pool part is unknown.
+ * - A summed figure (kprobe_profile from 5.17, a BPF link's missed) is pool misses only when the
+ *   other part is known (a stated kprobe_nmissed rise, never ignored), or when the pool is known
+ *   too small for the demand (then pool misses occurred, their number unknown). A rise the pool
+ *   cannot explain — demand measured within the pool, or no pool at all (fprobe from 6.14) — is the
+ *   other part: re-entry or recursion, an observer gap.
+ */
+const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess'] as const;
+interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
+function split(i: Inputs): Split {
+  if (bool(i, 'counters.delta_valid') !== true) return {};
+  const col = num(i, 'counters.delta.column');
+  const stated = rise(i, 'kprobe_nmissed');
+  if (str(i, 'counters.source') === 'module-field') return { pool: col, other: stated, poolMissed: col === undefined ? undefined : col > 0 };
+  const sum = bool(i, 'counters.column_is_sum');
+  // Not a sum: the column is kp.nmissed alone, and says nothing of the pool.
+  if (sum === false) return { other: col };
+  // A level figure is level in both parts, whatever the figure holds.
+  if (col === 0) {
+    const excess = num(i, 'capacity.pool_excess');
+    // A level figure with calls beyond the pool contradicts the demand (each of those is a miss).
+    if (sum === true && ((bool(i, 'capacity.pool_short') === true && excess !== undefined && excess > 0) || (stated !== undefined && stated > 0))) return { contradiction: true };
+    return sum === true ? { pool: 0, other: 0, poolMissed: false } : { other: 0 };
+  }
+  if (sum !== true || col === undefined) return {};
+  if (stated !== undefined && stated > col) return { contradiction: true };
+  const short = bool(i, 'capacity.pool_short');
+  const excess = num(i, 'capacity.pool_excess');
+  if (stated !== undefined) {
+    // The other part cannot exceed the figure, nor leave fewer pool misses than the calls beyond
+    // the pool at the demand peak: evidence that does is a contradiction, and no split rests on it.
+    // A pool the measured demand never filled explains none of it (issue 20: such a rise is re-entry).
+    const pool = col - stated;
+    if (pool < 0 || (short === true && excess !== undefined && pool < excess) || (short === false && pool > 0)) return { contradiction: true };
+    return { pool, other: stated, poolMissed: pool > 0 };
+  }
+  if (short === false) return { pool: 0, other: col, poolMissed: false };
+  if (short !== true) return {};
+  // Each call beyond the pool at the peak is a pool miss: a figure that holds no more than those
+  // is all pool misses; one below them contradicts the demand (no split rests on that).
+  if (excess === undefined) return { poolMissed: true };
+  if (col < excess) return { contradiction: true };
+  return col === excess ? { pool: col, other: 0, poolMissed: true } : { poolMissed: true };
+}
+
+const SPLIT_FACTS: readonly Derivation[] = [
+  {
+    name: 'counters.delta.nmissed', type: 'number', basis: 'kernel-facts.md §2, §4; kernel-history.md §5.1',
+    description: "rise of the return probe's pool-miss count (rp->nmissed) within one epoch: as read from a module; from a summed figure only once the other part is known (see counters.pool_missed)",
+    inputs: SPLIT_INPUTS,
+    derive: (i) => split(i).pool,
+  },
+  {
+    name: 'counters.delta.kprobe_nmissed', type: 'number', basis: 'kernel-facts.md §4',
+    description: "rise of the misses that are not the pool's (the embedded kprobe's re-entry misses, a link's recursion skips) within one epoch: stated, the whole column before 5.17, or the part of a summed figure the pool cannot explain",
+    inputs: SPLIT_INPUTS,
+    derive: (i) => split(i).other,
+  },
+  {
+    name: 'counters.split_contradiction', type: 'boolean', basis: 'kernel-facts.md §4 (the column is rp->nmissed + kp.nmissed); Separate in-flight calls from CPUs',
+    description: "the evidence about a summed miss figure contradicts itself: a stated other part above the figure, fewer pool misses than calls beyond the pool at the demand peak, or pool misses although the measured demand never filled the pool (false when the split is consistent or nothing contradicts it)",
+    inputs: SPLIT_INPUTS,
+    derive: (i) => (bool(i, 'counters.delta_valid') === true && num(i, 'counters.delta.column') !== undefined ? split(i).contradiction === true : undefined),
+  },
+  {
+    name: 'counters.pool_missed', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-facts.md §4',
+    description: 'calls found no free instance within the epoch: the pool-miss count rose, or a summed figure rose while the pool is known too small for the demand',
+    inputs: SPLIT_INPUTS,
+    derive: (i) => split(i).poolMissed,
+  },
+];
+
 /**
  * Counter snapshots. A difference is a delta only when both snapshots are of the return probe's
  * own counter, read in the probe's registration epoch, with nothing reset between; and what a
@@ -58,31 +139,37 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.went_down', type: 'boolean', basis: 'kernel-facts.md §2, §6',
-    description: 'a counter is lower at the end than at the start (only a new registration resets it)',
-    inputs: KEYS.flatMap(snap),
+    description: 'a counter is lower at the end than at the start (only a new registration resets it); false only when every counter the source has (module: nmissed and kprobe_nmissed; kprobe_profile: misses and hits; a link: missed) is known level or rising',
+    inputs: ['counters.source', ...KEYS.flatMap(snap)],
     derive: (i) => {
       const downs = KEYS.map((k) => {
         const d = rise(i, k);
         return d === undefined ? undefined : d < 0;
       });
-      // Any counter going down proves a reset; every known one level or rising rules one out
-      // for the counters the case has (the miss column at least).
       if (downs.some((d) => d === true)) return true;
-      return downs[0] === false && downs.every((d, n) => d === false || i[snap(KEYS[n]!)[0]!] === undefined && i[snap(KEYS[n]!)[1]!] === undefined) ? false : undefined;
+      // A pair the case leaves out is not "did not go down": a reset shows in any counter of the
+      // source, so each one it has must be known (issue 20, class 5).
+      const source = str(i, 'counters.source');
+      const has = source === 'module-field' ? [0, 1] : source === 'kprobe_profile' ? [0, 2] : source === 'bpf-link' ? [0] : [0, 1, 2];
+      return has.every((n) => downs[n] === false) ? false : undefined;
     },
   },
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed'],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
       const fits = sourceFits(source, str(i, 'probe.interface'), bool(i, 'kernel.bpf_link_reports_missed'));
       const ce = str(i, 'counters.event');
       const pe = str(i, 'probe.event');
-      // A named line of another event (the entry event's, say) is not the return probe's.
-      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : true;
+      // A named line of another event (the entry event's, say) is not the return probe's. With a
+      // separate entry event the profile holds two lines, and when the case names the return event
+      // but not the line it read, that line may be either: the counters are the named return
+      // event's, or unknown (issue 20, class 4).
+      const twoLines = source === 'kprobe_profile' && i['ledger.entry_events'] !== undefined;
+      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : twoLines && pe !== undefined && ce === undefined ? undefined : true;
       return and(fits, named);
     },
   },
@@ -90,7 +177,10 @@ export const COUNTERS: readonly Derivation[] = [
     name: 'counters.delta_valid', type: 'boolean', basis: 'Read missed and filtered cases separately',
     description: "the start/end difference is a real delta: the return probe's counter, one epoch that is the probe's registration, no reset between",
     inputs: ['counters.same_epoch', 'counters.epoch_is_registration', 'counters.went_down', 'counters.of_return_probe'],
-    derive: (i) => and(bool(i, 'counters.same_epoch'), bool(i, 'counters.epoch_is_registration'), bool(i, 'counters.went_down') === undefined ? undefined : !bool(i, 'counters.went_down'), bool(i, 'counters.of_return_probe')),
+    // The epoch labels say one registration; a counter seen going down contradicts them. A pair the
+    // case leaves out cannot show a reset (counters.went_down stays unknown), and a completion where
+    // it falls under one label breaks constraints/counters-never-fall, so it is no possible world.
+    derive: (i) => and(bool(i, 'counters.same_epoch'), bool(i, 'counters.epoch_is_registration'), bool(i, 'counters.went_down') !== true, bool(i, 'counters.of_return_probe')),
   },
   {
     name: 'counters.column_includes_pool', type: 'boolean', basis: 'kernel-history.md §5.1, dfea08a2116f',
@@ -103,32 +193,23 @@ export const COUNTERS: readonly Derivation[] = [
     },
   },
   {
+    name: 'counters.column_is_sum', type: 'boolean', basis: 'kernel-facts.md §4, §9; kernel-history.md §3 (dfea08a2116f, 3acf8ace6823, e2b2cd592adb)',
+    description: "the one miss figure read adds pool misses to other misses: kprobe_profile's return-event column from 5.17 (rp->nmissed + kp.nmissed), a BPF link's missed (kprobe perf link: the same sum; kprobe_multi: empty pool, ftrace recursion, kprobe running); a module's struct fields are separate",
+    inputs: ['counters.source', 'kernel.profile_sums_pool_misses'],
+    derive: (i) => {
+      const source = str(i, 'counters.source');
+      if (source === undefined) return undefined;
+      if (source === 'module-field') return false;
+      return source === 'kprobe_profile' ? bool(i, 'kernel.profile_sums_pool_misses') : true;
+    },
+  },
+  {
     name: 'counters.delta.column', type: 'number', basis: 'Read missed and filtered cases separately',
     description: 'rise of the miss figure as read (struct nmissed, kprobe_profile column, link missed) within a valid delta',
     inputs: ['counters.delta_valid', ...snap('nmissed')],
     derive: (i) => (bool(i, 'counters.delta_valid') === true ? rise(i, 'nmissed') : undefined),
   },
-  {
-    name: 'counters.delta.nmissed', type: 'number', basis: 'kernel-facts.md §2; kernel-history.md §5.1',
-    description: "rise of the return probe's miss counter within one epoch (unknown where the column read does not count pool misses)",
-    inputs: ['counters.delta.column', 'counters.column_includes_pool'],
-    derive: (i) => (bool(i, 'counters.column_includes_pool') === true ? num(i, 'counters.delta.column') : undefined),
-  },
-  {
-    name: 'counters.delta.kprobe_nmissed', type: 'number', basis: 'kernel-facts.md §4',
-    description: "rise of the embedded kprobe's miss counter within one epoch",
-    inputs: ['counters.delta_valid', 'counters.source', 'counters.delta.column', 'counters.column_includes_pool', ...snap('kprobe_nmissed')],
-    derive: (i) => {
-      if (bool(i, 'counters.delta_valid') !== true) return undefined;
-      if (str(i, 'counters.source') === 'module-field') return rise(i, 'kprobe_nmissed');
-      // One summed column (kp + rp): level proves both parts level; before 5.17 the column of a
-      // return event is kp.nmissed alone; a rising sum cannot be split.
-      const column = num(i, 'counters.delta.column');
-      if (column === 0) return 0;
-      if (bool(i, 'counters.column_includes_pool') === false) return column;
-      return undefined;
-    },
-  },
+  ...SPLIT_FACTS,
   {
     name: 'counters.delta.missed_total', type: 'number', basis: 'kernel-facts.md §2, §4',
     description: 'calls that reached the function but got no instance (pool and kprobe-level misses together)',

@@ -91,11 +91,13 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
 const NONE_KNOWN_BY_PLAN = new WeakMap<Plan, Array<{ v: FactValue | undefined } | undefined>>();
 
 /** Run the plan over known values (mutated in place): every derivation whose inputs decide it. */
-export function run(p: Plan, values: Map<string, FactValue>): void {
+export function run(p: Plan, values: Map<string, FactValue>, untrusted?: ReadonlySet<string>): void {
+  if (untrusted) for (const n of untrusted) values.delete(n);
   let noneKnown = NONE_KNOWN_BY_PLAN.get(p);
   if (!noneKnown) NONE_KNOWN_BY_PLAN.set(p, (noneKnown = []));
   for (let j = 0; j < p.ordered.length; j++) {
     const d = p.ordered[j]!;
+    if (untrusted?.has(d.name)) continue;
     // One inputs object per derivation, reused from case to case: a derive reads its inputs and
     // keeps nothing (it is pure), and every key is written again before each call.
     const inputs = p.scratch[j]!;

@@ -4,6 +4,7 @@ import { UNKNOWN } from '../case/ids.js';
 // The case schema's definitions: as plain data in the build (without loading zod), see case/defs.ts.
 import { caseDefs } from '../case/defs.js';
 import { ACCOUNTING } from './accounting.js';
+import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
@@ -105,7 +106,7 @@ export const BASE_FACTS: readonly BaseFact[] = (() => {
 })();
 
 /** Every derived fact, declared by topic; the runner hands each one only its inputs. */
-export const DERIVATIONS: readonly Derivation[] = [...KERNEL, ...CAPACITY, ...COUNTERS, ...ACCOUNTING, ...TRUST, ...COVERAGE];
+export const DERIVATIONS: readonly Derivation[] = [...KERNEL, ...CAPACITY, ...COUNTERS, ...ACCOUNTING, ...TRUST, ...COVERAGE, ...BOUNDS];
 
 const PLAN = plan(DERIVATIONS, new Set(BASE_FACTS.map((f) => f.name)));
 
@@ -148,6 +149,18 @@ export function caseFacts(c: Case): Facts {
   found.sort((a, b) => a[0] - b[0]);
   const values = new Map<string, FactValue>();
   for (const [at, v] of found) values.set(BASE_FACTS[at]!.name, v);
-  run(PLAN, values);
+  return factsOfValues(values);
+}
+
+/**
+ * Facts from known case fields (dotted names, format order; the map is taken over and the
+ * derived facts added to it). What caseFacts does after reading the case; the verdict's search
+ * over completions (src/verdict/worlds.ts) calls it for each partial completion.
+ */
+export function factsOfValues(values: Map<string, FactValue>, untrusted?: ReadonlySet<string>): Facts {
+  run(PLAN, values, untrusted);
   return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }
+
+/** The case fields (base facts) by name, for the search over completions. */
+export const BASE_BY_NAME: ReadonlyMap<string, BaseFact> = new Map(BASE_FACTS.map((f) => [f.name, f]));

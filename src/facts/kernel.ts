@@ -38,7 +38,7 @@ export const KERNEL: readonly Derivation[] = [
     },
   },
   releaseHas('kernel.profile_sums_pool_misses', 'profileSumsPoolMisses', '§0',
-    "kprobe_profile's miss column of a return event includes pool misses (5.17, stable 5.10.94/5.15.17/5.16.3); unknown for a release the model cannot place"),
+    "kprobe_profile's miss column of a return event includes pool misses (5.17, stable 5.4.174/5.10.94/5.15.17/5.16.3); unknown for a release the model cannot place"),
   releaseHas('kernel.bpf_link_reports_missed', 'bpfLinkMissed', '§3', 'a kprobe perf link or kprobe_multi link reports missed (6.7 and later)'),
   releaseHas('kernel.fprobe_without_pool', 'fprobeWithoutPool', '§4', 'fprobe exits run on the function-graph shadow stack, with no instance pool (6.14 and later)'),
   {

@@ -43,15 +43,36 @@ export const TRUST: readonly Derivation[] = [
     },
   },
   {
+    name: 'ledger.observations_lost', type: 'number', basis: 'Establish the probe’s actual scope (heavy printk can introduce unrelated lost observations); kernel-history.md §3 (recursion_misses)',
+    description: 'observations known lost, whatever the channel: trace events overwritten, printk records the log dropped, tracer buffer overruns, BPF program runs skipped for recursion (the known ones summed; unknown when none is known)',
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'],
+    derive: (i) => {
+      const known = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k)).filter((x): x is number => x !== undefined);
+      return known.length ? known.reduce((a, b) => a + b, 0) : undefined;
+    },
+  },
+  {
     name: 'ledger.return_records_complete', type: 'boolean', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-notes.md',
-    description: "no return record was lost: no trace events overwritten, or the kernel's own return-hit count equals the return records",
-    inputs: ['ledger.lost_events', 'counters.delta.hits', 'ledger.returns'],
+    description: "no return record was lost: the kernel's own return-hit count equals the return records, or every channel that can lose one lost none (trace events always; printk drops where a module's handler may print its records; recursion misses for a BPF program)",
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.handler.heavy_printk', 'counters.source', 'counters.delta.hits', 'ledger.returns', 'ledger.eligible', 'ledger.foreign_records'],
     derive: (i) => {
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
-      if (h !== undefined && r !== undefined && h === r) return true;
-      const l = num(i, 'ledger.lost_events');
-      return l === undefined ? undefined : l === 0;
+      // The return event's hit column (kprobe_profile only) counts every return its handler ran.
+      if (str(i, 'counters.source') === 'kprobe_profile' && h !== undefined && r !== undefined && h === r) return true;
+      // A return record for every eligible operation and none foreign: nothing lost can hide one.
+      const e = num(i, 'ledger.eligible');
+      if (r !== undefined && e !== undefined && r >= e && num(i, 'ledger.foreign_records') === 0) return true;
+      const lost = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
+      if (lost.some((x) => x !== undefined && x > 0)) return false;
+      const [events, printk, , recursion] = lost;
+      const iface = str(i, 'probe.interface');
+      // Which channels apply: a module may write its records with printk unless its handlers do
+      // not print; a BPF program can be skipped for recursion (5.12, and kprobe programs from 6.7).
+      const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
+      const recursionApplies = iface === undefined || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
+      if (events === undefined || (printkApplies && printk === undefined) || (recursionApplies && recursion === undefined)) return undefined;
+      return true;
     },
   },
   {

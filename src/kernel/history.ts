@@ -45,14 +45,24 @@ export const CHANGES = {
   /** kprobe_profile's miss column for a return event adds rp->nmissed (before: kp.nmissed only). */
   profileSumsPoolMisses: {
     since: [5, 17],
-    // Stable Jan 2022: 5.10.94, 5.15.17, 5.16.3 (review-mail dates); 5.4.y at an unpinned point.
-    stable: [[5, 4, undefined], [5, 10, 94], [5, 15, 17], [5, 16, 3]],
+    // Each pin is the stable review series that carried the backport (stable@vger.kernel.org,
+    // 2022-01-24, "commit dfea08a2116fe327f79d8f4d4b2cf6e0c88be11f upstream"):
+    //   5.4.174  "[PATCH 5.4 253/320] tracing/kprobes: nmissed not showed correctly for kretprobe",
+    //            series "[PATCH 5.4 000/320] 5.4.174-rc1 review" (<20220124183953.750177707@linuxfoundation.org>)
+    //   5.10.94  "[PATCH 5.10 451/563] ...", series "[PATCH 5.10 000/563] 5.10.94-rc1 review"
+    //   5.15.17  "[PATCH 5.15 684/846] ...", series "[PATCH 5.15 000/846] 5.15.17-rc1 review"
+    //   5.16.3   "[PATCH 5.16 0853/1039] ...", series "[PATCH 5.16 0000/1039] 5.16.3-rc1 review"
+    // No 4.19, 4.14 or 4.9 review series carries it: those lines keep the kp.nmissed-only column.
+    stable: [[5, 4, 174], [5, 10, 94], [5, 15, 17], [5, 16, 3]],
     commit: 'dfea08a2116f "tracing/kprobes: nmissed not showed correctly for kretprobe"',
     effect: 'kprobe_profile miss column of a return event = kp.nmissed + rp.nmissed',
   },
   /** Default maxactive is max(10, 2 x possible CPUs) whatever the preemption model. */
   defaultPoolUnconditional: {
     since: [6, 2],
+    // "[PATCH 6.1 39/71] kprobes: kretprobe events missing on 2-core KVM guest" in "[PATCH 6.1
+    // 00/71] 6.1.3-rc1 review", and "[PATCH 6.0 44/74] ..." in "[PATCH 6.0 00/74] 6.0.17-rc1
+    // review" (stable@vger.kernel.org, 2023-01-02). No 5.15, 5.10 or 5.4 series carries it.
     stable: [[6, 1, 3], [6, 0, 17]],
     commit: '3b7ddab8a19a "kprobes: kretprobe events missing on 2-core KVM guest"',
     effect: 'default maxactive max(10, 2 x num_possible_cpus()) on every kernel',

@@ -43,6 +43,11 @@ export function explainRule(rule: AnyRule): string {
     out.push('fires when:', ...conditionInWords(r.when, 1));
     out.push('explains:', `  ${r.explains.replace(/\s+/g, ' ')}`, 'next step:', `  ${r.next.replace(/\s+/g, ' ')}`);
     factsOf(r.when, facts);
+  } else if (rule.kind === 'constraint') {
+    const c = rule.spec;
+    out.push('a consistency constraint: a case for which this holds contradicts itself', 'broken when:', ...conditionInWords(c.broken_when, 1));
+    out.push('explains:', `  ${c.explains.replace(/\s+/g, ' ')}`, 'next step:', `  ${c.next.replace(/\s+/g, ' ')}`);
+    factsOf(c.broken_when, facts);
   } else {
     const c = rule.spec;
     out.push(`judges claims of kind: ${c.claim}`);

@@ -86,6 +86,7 @@ export function lintRule(rule: AnyRule): LintProblem[] {
     out.push({ file: rule.file, ...at, message });
   };
   if (rule.kind === 'rule') conditionProblems(rule.spec.when, ['when'], report);
+  else if (rule.kind === 'constraint') conditionProblems(rule.spec.broken_when, ['broken_when'], report);
   else rule.spec.judge.forEach((j, i) => conditionProblems(j.when, ['judge', i, 'when'], report));
   return out;
 }

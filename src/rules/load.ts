@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { readSmallFile } from '../case/load.js';
 import { requireDirectory } from '../fsutil.js';
-import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedRule } from './parse.js';
+import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedConstraint, type ParsedRule } from './parse.js';
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 import { defaultRulesDir } from './dir.js';
 
@@ -14,6 +14,8 @@ export interface RuleSet {
   dir: string;
   rules: ParsedRule[];
   claims: ParsedClaimRule[];
+  /** Consistency constraints (rules/constraints/): what no real capture can show. */
+  constraints: ParsedConstraint[];
   /** Verdict precedence (rules/verdicts.yaml; the shipped one when `dir` has none). */
   verdicts: VerdictPolicy;
 }
@@ -40,6 +42,7 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
     verdicts: await loadVerdicts(dir),
     rules: parsed.filter((r): r is ParsedRule => r.kind === 'rule'),
     claims: parsed.filter((r): r is ParsedClaimRule => r.kind === 'claim'),
+    constraints: parsed.filter((r): r is ParsedConstraint => r.kind === 'constraint'),
   };
 }
 

@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
-import { CLAIM_FACTS, claimRuleSchema, ruleSchema, type ClaimRuleSpec, type Condition, type Leaf, type RuleSpec } from './schema.js';
+import { CLAIM_FACTS, claimRuleSchema, constraintSchema, ruleSchema, type ClaimRuleSpec, type Condition, type ConstraintSpec, type Leaf, type RuleSpec } from './schema.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS } from './seed.js';
 
 export interface ParsedRule {
@@ -16,7 +16,16 @@ export interface ParsedClaimRule {
   file: string;
   yaml: YamlFile;
 }
-export type AnyRule = ParsedRule | ParsedClaimRule;
+export interface ParsedConstraint {
+  kind: 'constraint';
+  spec: ConstraintSpec;
+  file: string;
+  yaml: YamlFile;
+}
+export type AnyRule = ParsedRule | ParsedClaimRule | ParsedConstraint;
+
+/** The folder of rules/ that holds the consistency constraints. */
+export const CONSTRAINTS_FOLDER = 'constraints';
 
 /**
  * Parse one rule file. Pure: `relPath` (e.g. `counters/nmissed-rose.yaml`) is both where errors
@@ -28,15 +37,16 @@ export function parseRuleFile(text: string, relPath: string, file = relPath): An
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new InputError({ file, line: 1, col: 1 }, 'a rule (a mapping with id, title, source, when, ...)', 'something else');
   }
-  const isClaim = 'claim' in value;
-  const spec = isClaim ? validateYaml(claimRuleSchema, yaml) : validateYaml(ruleSchema, yaml);
+  const idFromPath = relPath.replace(/\\/g, '/').replace(/\.ya?ml$/, '');
+  const isConstraint = idFromPath.split('/')[0] === CONSTRAINTS_FOLDER;
+  const isClaim = !isConstraint && 'claim' in value;
+  const spec = isConstraint ? validateYaml(constraintSchema, yaml) : isClaim ? validateYaml(claimRuleSchema, yaml) : validateYaml(ruleSchema, yaml);
   const at = (path: Array<string | number>) => ({ file, ...positionOf(yaml.lines, rangeStart(nodeAt(yaml.doc, path).node)) });
 
-  const idFromPath = relPath.replace(/\\/g, '/').replace(/\.ya?ml$/, '');
   if (spec.id !== idFromPath) throw new InputError(at(['id']), `id: ${idFromPath} (a rule's id is its path under rules/)`, `id: ${spec.id}`);
   const folder = idFromPath.split('/')[0]!;
-  if (!(folder in SEED_SECTIONS) && folder !== 'claims') {
-    throw new InputError(at(['id']), `a rule under one of ${[...Object.keys(SEED_SECTIONS), 'claims'].join(', ')}`, `${folder}/`);
+  if (!(folder in SEED_SECTIONS) && folder !== 'claims' && folder !== CONSTRAINTS_FOLDER) {
+    throw new InputError(at(['id']), `a rule under one of ${[...Object.keys(SEED_SECTIONS), 'claims', CONSTRAINTS_FOLDER].join(', ')}`, `${folder}/`);
   }
   if (!isKnownSource(spec.source)) {
     throw new InputError(at(['source']), `a seed section heading (${Object.values(SEED_SECTIONS).join(' | ')}) or kernel-facts.md §N / kernel-notes.md`, spec.source);
@@ -58,6 +68,13 @@ export function parseRuleFile(text: string, relPath: string, file = relPath): An
       if (!allowed(m[1]!)) throw new InputError(at(path), 'placeholders naming known facts', `{${m[1]}}`);
     }
   };
+  if (isConstraint) {
+    const c = spec as ConstraintSpec;
+    checkCondition(c.broken_when, ['broken_when']);
+    checkTemplate(c.explains, ['explains']);
+    checkTemplate(c.next, ['next']);
+    return { kind: 'constraint', spec: c, file, yaml };
+  }
   if (isClaim) {
     const c = spec as ClaimRuleSpec;
     c.judge.forEach((j, i) => {

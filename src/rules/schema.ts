@@ -71,7 +71,23 @@ export const claimRuleSchema = z
   })
   .strict();
 
+/**
+ * A consistency constraint (rules/constraints/): what no real capture can show. `broken_when`
+ * states the violation over facts; a known case for which it holds contradicts itself (a
+ * contradiction finding naming the facts in conflict, and no definite verdict rests on them), and
+ * a completion of a partial case for which it holds is not a possible world.
+ */
+export const constraintSchema = z
+  .object({
+    ...common,
+    broken_when: conditionSchema.describe('the evidence contradicts itself when this holds'),
+    explains: z.string().min(1).describe('why the facts cannot all be true, with {fact.name} placeholders'),
+    next: z.string().min(1).describe('what to recheck'),
+  })
+  .strict();
+
 export type RuleSpec = z.infer<typeof ruleSchema>;
+export type ConstraintSpec = z.infer<typeof constraintSchema>;
 export type ClaimRuleSpec = z.infer<typeof claimRuleSchema>;
 
 /** Facts only claim rules may use: the verdict already reached and the findings that fired. */

@@ -34,3 +34,4 @@ export function parseVerdicts(text: string, file: string): VerdictPolicy {
   }
   return policy;
 }
+

@@ -1,21 +1,24 @@
 import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
-import { caseFacts, type Facts, type FactValue } from '../facts/facts.js';
+import { BASE_BY_NAME, caseFacts, factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
 import { needsOfAll } from '../facts/derive.js';
-import { ConditionRunner, type Outcome } from '../engine/evaluate.js';
+import { ConditionRunner, truthOf, type Outcome } from '../engine/evaluate.js';
+import type { ParsedConstraint } from '../rules/parse.js';
 import type { RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
+import { SHIPPED_OBSERVER_ORDER, SHIPPED_VERDICT_RANK, rankIn } from './order.js';
+import { settle } from './worlds.js';
 
 /**
  * Findings → verdict. The precedence is data (rules/verdicts.yaml, read by ./choose.ts): the
  * observer explanations first (a failed setup, capacity, other observer gaps, the capture
  * window, deliberate filtering); only when every one of them is excluded can the missing return
- * say something about the function. The constants below mirror that file for callers that rank
- * verdicts without rules at hand (--fail-on); a test checks they agree.
+ * say something about the function. The two lists below are derived from that file
+ * (./order.ts), for callers that rank verdicts without rules at hand (--fail-on).
  */
-export const OBSERVER_ORDER: readonly VerdictId[] = ['setup-failure', 'capacity-missed', 'observer-gap', 'still-in-flight', 'filtered-by-design'];
+export const OBSERVER_ORDER: readonly VerdictId[] = SHIPPED_OBSERVER_ORDER;
 
-/** Severity order used by --fail-on ("at or above"): the same order the verdict is chosen in. */
-export const VERDICT_RANK: readonly VerdictId[] = [...OBSERVER_ORDER, 'insufficient-evidence', 'evidence-of-stall', 'fully-observed'];
+/** Severity order used by --fail-on ("at or above"): the order, with the fallback before the verdicts it holds back. */
+export const VERDICT_RANK: readonly VerdictId[] = SHIPPED_VERDICT_RANK;
 
 export interface Finding {
   rule: string;
@@ -32,6 +35,8 @@ export interface Finding {
   provenance?: Record<string, string>;
   /** Set at the output edge by a waiver (src/case/waivers.ts): why the finding is accepted. */
   accepted?: string;
+  /** For a broken constraint: the facts in conflict (none of them, nor what rests on them, is trusted). */
+  conflict?: string[];
 }
 
 export interface Undecided {
@@ -91,6 +96,10 @@ export interface CaseVerdict {
   decides: string[];
   /** Checks that do not apply until the listed facts are known. */
   not_applied: NotApplied[];
+  /** Constraints (rules/constraints/) the known facts break: the evidence contradicts itself. */
+  contradictions: string[];
+  /** False only when the search over completions ran out of budget and the fold's superset was kept. */
+  exact: boolean;
   expected?: ExpectedCheck;
 }
 
@@ -144,8 +153,13 @@ function needsOf(outcome: Outcome, facts: Facts): string[] {
 
 /** Evaluate one case: facts, rules, findings, the primary verdict, claims, what is missing. */
 export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file?: string }): Promise<CaseVerdict> {
-  const facts = caseFacts(c);
+  const given = caseFacts(c);
+  // A constraint the known facts break is a contradiction: its facts, and what rests on them,
+  // are no longer trusted, and the verdict is what the rest of the evidence gives.
+  const { broken, untrusted, facts } = contradictions(compiled.set, given);
   const outcomes = await compiled.runner.run(facts);
+  // Warnings still read the facts as given: they say what is odd about them.
+  const asGiven = broken.length ? await compiled.runner.run(given) : outcomes;
 
   const findings: Finding[] = [];
   const undecided: Undecided[] = [];
@@ -157,7 +171,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
       notApplied.push({ rule: rule.spec.id, verdict, until: requires.filter((f) => !facts.values.has(f)) });
       continue;
     }
-    const o = outcomes.get(rule.spec.id)!;
+    const o = (verdict === null ? asGiven : outcomes).get(rule.spec.id)!;
     if (o.truth === 'true') {
       const provenance = c.provenance ? pick(c.provenance, Object.keys(o.facts), facts) : undefined;
       findings.push({
@@ -168,8 +182,8 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
         weight: rule.spec.weight,
         source: rule.spec.source,
         facts: o.facts,
-        explanation: render(rule.spec.explains, facts),
-        next: render(rule.spec.next, facts),
+        explanation: render(rule.spec.explains, verdict === null ? given : facts),
+        next: render(rule.spec.next, verdict === null ? given : facts),
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
@@ -180,18 +194,43 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
       undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
     }
   }
-  const rank = (v: VerdictId | null) => (v === null ? VERDICT_RANK.length : VERDICT_RANK.indexOf(v));
+  const rank = (v: VerdictId | null) => (v === null ? Number.MAX_SAFE_INTEGER : rankIn(compiled.set.verdicts, v));
   findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
 
+  for (const { constraint, outcome } of broken) {
+    findings.push({
+      rule: constraint.spec.id,
+      title: constraint.spec.title,
+      verdict: null,
+      severity: 'warning',
+      weight: 100,
+      source: constraint.spec.source,
+      facts: outcome.facts,
+      explanation: render(constraint.spec.explains, given),
+      next: render(constraint.spec.next, given),
+      conflict: Object.keys(outcome.facts),
+    });
+  }
+
   const policy = compiled.set.verdicts;
-  const { verdict, possible, decides } = choose(policy, findings, undecided);
+  const fast = choose(policy, findings, undecided);
+  let { verdict, possible, decides } = fast;
+  let exact = true;
+  const constraintNeeds = openConstraintNeeds(compiled.set, facts);
+  // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
+  // completions are searched for the verdicts they really give and the facts that split them.
+  if (verdict === policy.fallback.id) {
+    const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
+    const settled = settle(compiled.set, base, facts, fast, constraintNeeds, untrusted);
+    ({ verdict, possible, decides, exact } = settled);
+  }
   const missing = decides;
   const primary = verdict === policy.fallback.id ? undefined : findings.find((f) => f.verdict === verdict);
   const step = (v: VerdictId | undefined) => [...policy.order, policy.fallback].find((e) => e.id === v)?.next ?? policy.fallback.next;
   const next = primary
     ? primary.next
     : missing.length
-      ? `Collect ${missing.slice(0, 6).join(', ')}${missing.length > 6 ? ` and ${missing.length - 6} more` : ''}: they decide between ${possible.join(', ')}. ${step(possible[0])}`
+      ? `Collect ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` (then ${missing.length - 3} more, listed in decides)` : ''}: they decide between ${possible.join(', ')}. ${step(possible[0])}`
       : findings.find((f) => f.verdict === policy.fallback.id)?.next ?? step(policy.fallback.id);
 
   const claims = await judgeClaims(c, compiled, facts, verdict, findings);
@@ -219,6 +258,8 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
     possible,
     decides,
     not_applied: notApplied,
+    contradictions: broken.map((b) => b.constraint.spec.id),
+    exact,
   };
   if (c.expected) result.expected = checkExpected(c, result);
   return result;
@@ -249,6 +290,35 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
       because: render(chosen.because, facts, extra),
     };
   });
+}
+
+/**
+ * The constraints the known facts break, and the facts left once those in conflict (and every
+ * derived fact resting on them) are set aside; repeated until nothing left is broken.
+ */
+function contradictions(set: RuleSet, given: Facts): { broken: Array<{ constraint: ParsedConstraint; outcome: Outcome }>; untrusted?: Set<string>; facts: Facts } {
+  let facts = given;
+  let untrusted: Set<string> | undefined;
+  const broken: Array<{ constraint: ParsedConstraint; outcome: Outcome }> = [];
+  for (;;) {
+    const now = set.constraints.filter((k) => !broken.some((b) => b.constraint === k)).map((constraint) => ({ constraint, outcome: truthOf(constraint.spec.broken_when, facts.values) })).filter((x) => x.outcome.truth === 'true');
+    if (!now.length) return { broken, ...(untrusted ? { untrusted } : {}), facts };
+    broken.push(...now);
+    // Case fields in conflict become unknown; derived facts in conflict are not worked out.
+    const named = new Set(broken.flatMap((b) => Object.keys(b.outcome.facts)));
+    untrusted = new Set([...named].filter((n) => !BASE_BY_NAME.has(n)));
+    facts = factsOfValues(new Map([...given.values].filter(([k]) => BASE_BY_NAME.has(k) && !named.has(k))), untrusted);
+  }
+}
+
+/** The case fields behind each constraint the known facts leave undecided. */
+function openConstraintNeeds(set: RuleSet, facts: Facts): string[][] {
+  const out: string[][] = [];
+  for (const k of set.constraints) {
+    const o = truthOf(k.spec.broken_when, facts.values);
+    if (o.truth === 'unknown') out.push(needsOf(o, facts));
+  }
+  return out;
 }
 
 function checkExpected(c: Case, v: CaseVerdict): ExpectedCheck {

@@ -1,0 +1,57 @@
+import { BASE_BY_NAME, type FactValue } from '../facts/facts.js';
+
+/**
+ * The values a completion may give an unknown case field: the world space behind "every
+ * consistent completion" (DESIGN.md). Small and finite, per field: an enumerated field's values,
+ * both booleans, and for a count the schema's boundary (0), its first step (1) and the case's
+ * own numbers with their neighbours (so an equality or an order with a known figure can hold
+ * or fail either way). Free text takes the case's own labels and one other. Unknown is never a
+ * value: a completion knows everything.
+ *
+ * This is part of the semantics, not of the engine's machinery: the verdict's search
+ * (src/verdict/worlds.ts) and the oracle in test/oracle/ both enumerate these domains.
+ */
+
+/** Kernels the model places differently (before/after 5.17, 6.2, 6.7, 6.14; a vendor ABI). */
+const RELEASES = ['5.4.0-150-generic', '5.10.20', '5.15.17', '6.1.90', '6.12.95', '6.15.2', '4.18.0-348.el8.x86_64'];
+
+/** The numbers a count may take in this case's completions, ascending. */
+function numbers(known: ReadonlyMap<string, FactValue>, min: number): number[] {
+  const out = new Set<number>([min, min + 1]);
+  const own = [...known.values()].filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  for (const x of own) for (const n of [x - 1, x, x + 1]) if (n >= min) out.add(n);
+  return [...out].sort((a, b) => a - b);
+}
+
+function labels(known: ReadonlyMap<string, FactValue>, names: readonly string[], other: string): string[] {
+  const own = names.map((n) => known.get(n)).filter((v): v is string => typeof v === 'string');
+  return [...new Set([...own, other])];
+}
+
+/** The domain of one case field, given the facts the case knows (base and derived). */
+export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): FactValue[] {
+  const f = BASE_BY_NAME.get(field);
+  if (!f) return [];
+  if (f.values) return [...f.values];
+  if (f.type === 'boolean') return [true, false];
+  if (f.type === 'list') return [[], ['x.isra.0']];
+  if (field.endsWith('.epoch')) return labels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');
+  switch (field) {
+    case 'probe.event':
+    case 'counters.event':
+      return labels(known, ['probe.event', 'counters.event'], 'other-event');
+    case 'probe.registration.result':
+      return ['ok', 'EINVAL'];
+    case 'probe.target':
+      return ['f', 'f.cold'];
+    case 'kernel.release':
+    case 'kernel.version':
+      return labels(known, ['kernel.release', 'kernel.version'], RELEASES[0]!).concat(RELEASES.slice(1));
+    case 'kernel.possible_cpus':
+      return [...new Set([1, 2, 4, 8, ...[known.get('kernel.possible_cpu_count')].filter((v): v is number => typeof v === 'number')])];
+    case 'probe.maxactive.requested':
+      return numbers(known, -1);
+  }
+  if (f.type === 'number') return numbers(known, 0);
+  return labels(known, [field], 'other');
+}

@@ -1,0 +1,56 @@
+import { num, type Derivation } from './derive.js';
+
+/**
+ * The sums and differences the consistency constraints (rules/constraints/) compare: a
+ * condition compares two facts, never an expression, so each side that is a sum is declared here.
+ */
+export const BOUNDS: readonly Derivation[] = [
+  {
+    name: 'bounds.holding_instances', type: 'number', basis: 'kernel-facts.md §2 (an accepted call holds its instance until it returns)',
+    description: 'accepted calls still holding an instance at the stop: open at the stop less the returns the ledger saw lost',
+    inputs: ['accounting.open_at_stop', 'accounting.lost_returns'],
+    derive: (i) => {
+      const o = num(i, 'accounting.open_at_stop');
+      const l = num(i, 'accounting.lost_returns');
+      return o === undefined || l === undefined ? undefined : o - l;
+    },
+  },
+  {
+    name: 'bounds.entries_and_filtered', type: 'number', basis: 'docs/case-format.md#the-accounting-identity (entry events = accepted + capacity missed + filtered)',
+    description: 'entry records and calls the entry handler rejected: each one was an entry-probe hit first',
+    inputs: ['ledger.entries', 'accounting.filtered'],
+    derive: (i) => {
+      const e = num(i, 'ledger.entries');
+      const f = num(i, 'accounting.filtered');
+      return e === undefined || f === undefined ? undefined : e + f;
+    },
+  },
+  {
+    name: 'bounds.own_calls_beyond_eligible', type: 'number', basis: 'Build an independent operation ledger',
+    description: "the test's own accepted and filtered calls (entry records and rejections less foreign records) beyond the eligible operations",
+    inputs: ['ledger.entries', 'accounting.filtered', 'ledger.foreign_records', 'ledger.eligible'],
+    derive: (i) => {
+      const e = num(i, 'ledger.entries');
+      const f = num(i, 'accounting.filtered');
+      const x = num(i, 'ledger.foreign_records');
+      const el = num(i, 'ledger.eligible');
+      return e === undefined || f === undefined || x === undefined || el === undefined ? undefined : e + f - x - el;
+    },
+  },
+  {
+    name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
+    description: "established that every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (false until that is established)",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth'],
+    // "Established", not "true in every completion": while a count is unknown the check stays off
+    // and the misses are read as before (a nested call's records would inflate the counts).
+    derive: (i) => {
+      const el = num(i, 'ledger.eligible');
+      const en = num(i, 'ledger.entries');
+      const r = num(i, 'ledger.returns');
+      const x = num(i, 'ledger.foreign_records');
+      const depth = num(i, 'concurrency.recursion_depth');
+      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined || depth > 1 || el === 0) return false;
+      return en - x >= el && r - x >= el;
+    },
+  },
+];

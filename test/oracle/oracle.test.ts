@@ -1,0 +1,131 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCase, expandCasePaths, loadCase, loadRules, type Case, type CaseVerdict, type Rules } from '../../src/index.js';
+import { setPath } from '../../src/dotted.js';
+import { domainOf } from '../../src/engine/domains.js';
+import { readFileSync } from 'node:fs';
+import { derive, knownFields, oracle, relevantFields, worldVerdicts } from './oracle.js';
+
+const KNOWN = new Set<string>(JSON.parse(readFileSync(new URL('./known-disagreements.json', import.meta.url), 'utf8')) as string[]);
+/** A disagreement as case id and kind ("r8-adequate: unsound"), the unit the known list holds. */
+const kindOf = (p: string) => p.replace(/^([^:]+: [a-z ]+?)(:| on ).*$/, '$1');
+function unexpected(problems: string[], label: string): string[] {
+  const kinds = new Set(problems.map(kindOf));
+  console.log(`oracle (${label}): ${kinds.size} disagreement kind(s), ${[...kinds].filter((k) => KNOWN.has(k)).length} of them known`);
+  return [...new Set(problems)].filter((p) => !KNOWN.has(kindOf(p)));
+}
+
+// The engine against a brute-force oracle that shares none of its machinery (./oracle.ts):
+//  - soundness: engine definite => oracle definite, the same verdict;
+//  - decisiveness: oracle definite => engine definite;
+//  - possible and decides equal (decides as a set, its order never against the oracle's ranking).
+// Over every shipped case the oracle can enumerate, and over cases generated from them (a random
+// completion with one to three fields forgotten again). ORACLE_CASES sets how many (npm run fuzz: more).
+// Not yet 100%: the disagreements still open are listed, by case and kind, in
+// known-disagreements.json (issue 20 is not done until that list is empty). A disagreement not
+// on the list fails the test; one on the list that no longer shows is reported, to be removed.
+const GENERATED = Number(process.env.ORACLE_CASES ?? 300);
+const LIMIT = 4000;
+const root = path.resolve(import.meta.dirname, '../..');
+let rules: Rules;
+let shipped: Case[];
+
+beforeAll(async () => {
+  rules = await loadRules(path.join(root, 'rules'));
+  shipped = [];
+  for (const f of await expandCasePaths([path.join(root, 'cases')])) shipped.push((await loadCase(f)).data);
+});
+
+let seed = 20261201;
+const rand = (n: number) => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed % n;
+};
+
+interface Tally { cases: number; completions: number; definite: number; decided: number; skipped: number }
+
+/** Disagreements between the engine's verdict and the oracle's for one case (empty when they agree). */
+function compare(c: Case, v: CaseVerdict, t: Tally): string[] {
+  const o = oracle(rules.set, c, LIMIT);
+  if (!o) {
+    t.skipped++;
+    return [];
+  }
+  if (o.worlds === 0) return []; // no consistent completion: nothing to compare
+  t.cases++;
+  t.completions += o.worlds;
+  const problems: string[] = [];
+  const possible = [...o.possible].sort();
+  const oracleDefinite = o.possible.size === 1;
+  const engineDefinite = v.possible.length === 1;
+  if (oracleDefinite) t.definite++;
+  if (engineDefinite && v.verdict !== 'insufficient-evidence') t.decided++;
+  if (engineDefinite && !(oracleDefinite && possible[0] === v.verdict)) problems.push(`unsound: engine ${v.verdict}, oracle [${possible.join(', ')}]`);
+  if (oracleDefinite && !engineDefinite) problems.push(`not decisive: oracle ${possible[0]}, engine [${v.possible.join(', ')}]`);
+  if (JSON.stringify([...v.possible].sort()) !== JSON.stringify(possible)) problems.push(`possible: engine [${v.possible.join(', ')}], oracle [${possible.join(', ')}]`);
+  const want = [...o.splits.keys()].sort();
+  if (JSON.stringify([...v.decides].sort()) !== JSON.stringify(want)) problems.push(`decides: engine [${v.decides.join(', ')}], oracle [${want.join(', ')}]`);
+  for (let i = 1; i < v.decides.length; i++) {
+    const a = o.splits.get(v.decides[i - 1]!);
+    const b = o.splits.get(v.decides[i]!);
+    if (a && b && a.narrows < b.narrows) problems.push(`decides order: ${v.decides[i - 1]} before ${v.decides[i]}`);
+  }
+  return problems.map((p) => `${c.id}: ${p}`);
+}
+
+/** A random completion of the case's relevant unknown fields, with `forget` of them left unknown. */
+function generated(c: Case, forget: number): Case {
+  const known = knownFields(c);
+  const all = derive(known);
+  const open = [...relevantFields(rules.set)].filter((f) => !known.has(f));
+  const out = structuredClone(c) as unknown as Record<string, unknown>;
+  delete out.expected;
+  delete out.claims;
+  const keep = new Set<string>();
+  while (keep.size < Math.min(forget, open.length)) keep.add(open[rand(open.length)]!);
+  for (const f of open) {
+    if (keep.has(f)) continue;
+    const d = domainOf(f, all);
+    if (d.length) setPath(out, f, d[rand(d.length)]);
+  }
+  out.id = `${c.id}-g`;
+  return out as unknown as Case;
+}
+
+describe('the engine agrees with the oracle', () => {
+  it('on every shipped case the oracle can enumerate; the others are sampled for soundness', async () => {
+    const t: Tally = { cases: 0, completions: 0, definite: 0, decided: 0, skipped: 0 };
+    const problems: string[] = [];
+    let sampled = 0;
+    for (const c of shipped) {
+      const v = await evaluateCase(c, rules);
+      if (v.contradictions.length) continue;
+      const before = t.skipped;
+      problems.push(...compare(c, v, t));
+      if (t.skipped > before && v.possible.length === 1) {
+        // Too many completions to enumerate: random ones must all get the engine's verdict.
+        for (let i = 0; i < 30; i++) {
+          const w = worldVerdicts(rules.set, derive(knownFields(generated(c, 0))));
+          sampled++;
+          if (w && !(w.size === 1 && w.has(v.verdict))) problems.push(`${c.id}: unsound on a sampled completion: engine ${v.verdict}, world [${[...w].join(', ')}]`);
+        }
+      }
+    }
+    console.log(`oracle (shipped): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped} (${sampled} sampled completions)`);
+    expect(unexpected(problems, 'shipped').slice(0, 200)).toEqual([]);
+  }, 600_000);
+
+  it(`on ${GENERATED} generated cases`, async () => {
+    const t: Tally = { cases: 0, completions: 0, definite: 0, decided: 0, skipped: 0 };
+    const problems: string[] = [];
+    for (let i = 0; i < GENERATED; i++) {
+      const c = generated(shipped[rand(shipped.length)]!, 1 + rand(2));
+      const v = await evaluateCase(c, rules);
+      if (v.contradictions.length) continue;
+      problems.push(...compare(c, v, t));
+    }
+    console.log(`oracle (generated): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped}`);
+    expect(unexpected(problems, 'generated').slice(0, 200)).toEqual([]);
+    expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 5);
+  }, 600_000);
+});
