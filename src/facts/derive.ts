@@ -116,6 +116,38 @@ export function run(p: Plan, values: Map<string, FactValue>, untrusted?: Readonl
   }
 }
 
+/** Per plan and case field, the places in `ordered` of the derivations that rest on it (directly or not). */
+const DOWNSTREAM = new WeakMap<Plan, Map<string, number[]>>();
+function downstream(p: Plan, field: string): number[] {
+  let byField = DOWNSTREAM.get(p);
+  if (!byField) DOWNSTREAM.set(p, (byField = new Map()));
+  let out = byField.get(field);
+  if (!out) {
+    out = [];
+    for (let j = 0; j < p.ordered.length; j++) if (p.baseInputs.get(p.ordered[j]!.name)!.includes(field)) out.push(j);
+    byField.set(field, out);
+  }
+  return out;
+}
+
+/**
+ * `values` came from `run` and one case field has since been set: work out again only the
+ * derivations resting on that field, in plan order (the others read the same inputs, and a
+ * derive is pure, so they give what they gave). Gives what `run` gives on the whole map.
+ */
+export function rerun(p: Plan, values: Map<string, FactValue>, field: string, untrusted?: ReadonlySet<string>): void {
+  const js = downstream(p, field);
+  for (const j of js) values.delete(p.ordered[j]!.name);
+  for (const j of js) {
+    const d = p.ordered[j]!;
+    if (untrusted?.has(d.name)) continue;
+    const inputs: Record<string, FactValue | undefined> = {};
+    for (const k of d.inputs) inputs[k] = values.get(k);
+    const v = d.derive(inputs);
+    if (v !== undefined) values.set(d.name, v);
+  }
+}
+
 /**
  * Needs worked out so far, per plan and per set of known facts (all they depend on); bounded.
  * `unions` holds needsOfAll's answers, by the list of names asked about (lists that recur, such

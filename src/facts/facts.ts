@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { Needs, plan, run, type Derivation, type FactValue } from './derive.js';
+import { Needs, plan, rerun, run, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -159,6 +159,17 @@ export function caseFacts(c: Case): Facts {
  */
 export function factsOfValues(values: Map<string, FactValue>, untrusted?: ReadonlySet<string>): Facts {
   run(PLAN, values, untrusted);
+  return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
+}
+
+/**
+ * The facts of `from` with one more case field known (a partial completion one field further):
+ * only the derived facts resting on that field are worked out again (src/facts/derive.ts rerun).
+ */
+export function factsWith(from: Facts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): Facts {
+  const values = new Map(from.values);
+  values.set(field, value);
+  rerun(PLAN, values, field, untrusted);
   return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }
 

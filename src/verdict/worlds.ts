@@ -5,7 +5,7 @@ import { truth3, truthOf, type Outcome } from '../engine/evaluate.js';
 const TRUE: Outcome = { truth: 'true', facts: {}, unknownFacts: [] };
 const FALSE: Outcome = { truth: 'false', facts: {}, unknownFacts: [] };
 import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
@@ -42,12 +42,15 @@ export interface Settled {
   exact: boolean;
 }
 
-/** Evaluations one case may spend (partial completions judged) before the superset is kept. */
-const BUDGET = 200;
-/** Evaluations the search for one value of one field may spend while ranking `decides`. */
-const PER_VALUE = 40;
-/** Evaluations ranking `decides` may spend in all; past it each value is judged by the fold alone. */
-const RANKING_BUDGET = 200;
+/** What the searches have cost so far in this process (npm run bench prints it). */
+export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0 };
+
+/** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
+const BUDGET = 4000;
+/** Judgements confirming one verdict for one value of one field, while ranking `decides`. */
+const PER_VALUE = 3;
+/** Judgements ranking `decides` may spend in all; past it a field is kept when the fold lists it. */
+const RANKING_BUDGET = 300;
 
 /** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
 export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {
@@ -72,14 +75,13 @@ function conditionsOf(set: RuleSet): Map<string, Condition> {
 }
 
 /** One partial completion judged by the fold, with the constraints it breaks or leaves open. */
-function judge(set: RuleSet, base: ReadonlyMap<string, FactValue>, untrusted: ReadonlySet<string> | undefined): Sketch {
-  const facts = factsOfValues(new Map(base), untrusted);
+function judgeFull(set: RuleSet, facts: Facts): { sketch: Sketch; undecided: Open[] } {
   const constraintNeeds: string[] = [];
   for (const c of set.constraints) {
     const t = truth3(c.spec.broken_when, facts.values);
     if (t === 'false') continue;
     const o = truthOf(c.spec.broken_when, facts.values);
-    if (o.truth === 'true') return { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds };
+    if (o.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds }, undecided: [] };
     if (o.truth === 'unknown') for (const n of needsOfAll(facts.needs, o.unknownFacts)) if (!constraintNeeds.includes(n)) constraintNeeds.push(n);
   }
   const rules = conditionsOf(set);
@@ -91,7 +93,7 @@ function judge(set: RuleSet, base: ReadonlyMap<string, FactValue>, untrusted: Re
   const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
   const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  return { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds };
+  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds }, undecided };
 }
 
 /**
@@ -105,18 +107,29 @@ function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
   return out;
 }
 
-/** What the completions of one partial case give, as found so far. */
-interface Found {
-  /** Each world's verdict (the fallback included). */
-  verdicts: Set<VerdictId>;
-  evals: number;
-  exhausted: boolean;
+
+/** A partial completion known to have a world with `verdict`: its added fields, and the fields its judgement still read. */
+interface Witness {
+  verdict: VerdictId;
+  added: ReadonlyMap<string, FactValue>;
+  /** Every completion of it gets `verdict` (the fold is definite and no constraint is open). */
+  settled: boolean;
+  /** Fields the judgement of this partial completion still reads (any other field cannot change it). */
+  reads: ReadonlySet<string>;
 }
 
-// Nothing the fold waits for is a case field: every completion of this one gives the same answer.
-const settledChoice = (s: Sketch) => s.choice.decides.length === 0;
+/** A partial completion judged: the verdicts its worlds may get and the fields its judgement reads. */
+interface Node {
+  dead: boolean;
+  could: VerdictId[];
+  sketch: Sketch;
+  undecided: Open[];
+  facts: Facts;
+}
 
-/** Search the completions of `base` over `domains`: every world's verdict and possible verdicts. */
+/** Thrown (not an Error: no stack to build) when a search spends its budget. */
+const EXHAUSTED = { exhausted: true } as const;
+
 /** Each field's domain, worked out when the search first fills it (the case's own values decide it). */
 class Domains {
   private readonly m = new Map<string, FactValue[]>();
@@ -131,105 +144,203 @@ class Domains {
   }
 }
 
-function search(set: RuleSet, base: Map<string, FactValue>, domains: Domains, budget: number, untrusted: ReadonlySet<string> | undefined, within?: ReadonlySet<VerdictId>): Found {
-  const found: Found = { verdicts: new Set(), evals: 0, exhausted: false };
-  let ceiling: VerdictId[] | undefined;
-  // Done when the verdict is already not definite and every verdict the fold allows was seen.
-  const complete = () => ceiling !== undefined && found.verdicts.size >= 2 && ceiling.every((v) => found.verdicts.has(v));
-  // `allowed`: what the parent's fold allowed. A completion of it can give no more, even where the
-  // fold, knowing one more field, says less (a counter pair half known is less known than none).
-  const visit = (assign: Map<string, FactValue>, allowed: ReadonlySet<VerdictId> | undefined): boolean => {
-    if (found.evals >= budget) {
-      found.exhausted = true;
-      return false;
+/**
+ * The targeted search: for one verdict at a time, is there a consistent completion that gets it?
+ * Each partial completion is judged by the fold, which says which verdicts its worlds may get
+ * (a superset); a branch is dropped as soon as the target is not among them, and the search
+ * stops at the first completion that gets it. The fields filled first are the ones the target
+ * turns on (its own checks, the checks ranked above it, the checks that hold it back), then
+ * those of the constraints still open, so a completion is consistent as well.
+ */
+class Worlds {
+  evals = 0;
+  private readonly memo = new Map<string, Node>();
+  readonly witnesses: Witness[] = [];
+
+  constructor(
+    private readonly set: RuleSet,
+    private readonly base: ReadonlyMap<string, FactValue>,
+    private readonly domains: Domains,
+    private readonly untrusted: ReadonlySet<string> | undefined,
+    private budget: number,
+  ) {}
+
+  node(added: ReadonlyMap<string, FactValue>): Node {
+    const key = [...added.keys()].sort().map((k) => `${k}=${JSON.stringify(added.get(k))}`).join('\u0000');
+    let n = this.memo.get(key);
+    if (n) return n;
+    if (++this.evals > this.budget) throw EXHAUSTED;
+    SEARCH_STATS.judgements++;
+    // One field further than its parent (the same fields less the last one set): only what rests
+    // on that field is worked out again.
+    let facts: Facts;
+    if (added.size === 0) facts = factsOfValues(new Map(this.base), this.untrusted);
+    else {
+      const entries = [...added];
+      const [field, value] = entries[entries.length - 1]!;
+      facts = factsWith(this.node(new Map(entries.slice(0, -1))).facts, field, value, this.untrusted);
     }
-    found.evals++;
-    const s = judge(set, assign, untrusted);
-    if (s.dead) return false;
-    const could = couldOf(set, s).filter((v) => !allowed || allowed.has(v));
-    ceiling ??= could;
-    if (!could.length) return false;
-    const nothingNew = found.verdicts.size >= 2 && could.every((v) => found.verdicts.has(v));
-    if (nothingNew) return true;
-    const settled = settledChoice(s);
-    const field = settled ? s.constraintNeeds.find((f) => domains.has(f)) : (s.choice.decides.find((f) => domains.has(f)) ?? s.constraintNeeds.find((f) => domains.has(f)));
-    if (field === undefined) {
-      // Nothing left to fill that the fold reads: this partial completion stands for its worlds,
-      // and a check left open only by a fact no case field decides may go either way in them.
-      for (const v of could) found.verdicts.add(v);
-      return true;
+    const { sketch: s, undecided } = judgeFull(this.set, facts);
+    n = { dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided, facts };
+    this.memo.set(key, n);
+    return n;
+  }
+
+  /** The fields the judgement of `n` reads that a completion can fill, most relevant to `target` first. */
+  private fields(n: Node, target: VerdictId | undefined, added: ReadonlyMap<string, FactValue>): string[] {
+    const out: string[] = [];
+    const add = (f: string) => {
+      if (!out.includes(f) && !added.has(f) && this.domains.has(f)) out.push(f);
+    };
+    const policy = this.set.verdicts;
+    const rank = (v: VerdictId) => rankIn(policy, v);
+    const live = n.undecided.filter((u) => u.verdict !== null && (n.could.includes(u.verdict) || u.verdict === policy.fallback.id));
+    if (target !== undefined) {
+      for (const u of live) if (u.verdict === target) u.needs.forEach(add);
+      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict!) < rank(target)) u.needs.forEach(add);
+      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id) u.needs.forEach(add);
     }
-    const narrowed = new Set(could);
-    // A settled answer only needs one consistent completion; otherwise every value may matter.
-    let any = false;
-    for (const v of domains.get(field)) {
-      const next = new Map(assign);
+    for (const u of live) u.needs.forEach(add);
+    n.sketch.constraintNeeds.forEach(add);
+    return out;
+  }
+
+  /** Every field the judgement of `n` reads (with or without a domain). */
+  private reads(n: Node): Set<string> {
+    const r = new Set<string>(n.sketch.constraintNeeds);
+    for (const u of n.undecided) for (const f of u.needs) r.add(f);
+    return r;
+  }
+
+  /** A consistent completion of `added` whose verdict is `target`, or undefined when there is none. */
+  reach(target: VerdictId, added: ReadonlyMap<string, FactValue>): Witness | undefined {
+    const n = this.node(added);
+    if (n.dead || !n.could.includes(target)) return undefined;
+    const alone = n.could.length === 1;
+    const settled = alone && n.sketch.constraintNeeds.length === 0;
+    let fields: string[];
+    if (settled) fields = [];
+    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, added);
+    else fields = this.fields(n, target, added);
+    if (!fields.length) {
+      // Nothing left to fill that the judgement reads: this partial completion stands for its
+      // worlds, and a check left open only by a fact no case field decides may go either way.
+      const w: Witness = { verdict: target, added, settled, reads: this.reads(n) };
+      this.witnesses.push(w);
+      return w;
+    }
+    const field = fields[0]!;
+    for (const v of this.domains.get(field)) {
+      const next = new Map(added);
       next.set(field, v);
-      if (visit(next, narrowed)) any = true;
-      if (complete() || found.exhausted || (any && settled)) break;
+      const w = this.reach(target, next);
+      if (w) return w;
     }
-    return any;
-  };
-  visit(base, within);
-  return found;
+    return undefined;
+  }
+
+  /**
+   * The verdicts of `within` some completion with `field` = `value` gets: those the fold still
+   * allows, each confirmed by a known witness or by a search of at most `spend` judgements (one
+   * whose search runs out is kept, and `open` says so). Undefined when no world has the value.
+   */
+  /** Whether a known witness of `v` has a completion with `field` = `value`. */
+  covered(v: VerdictId, field: string, value: FactValue | undefined): boolean {
+    return this.witnesses.some((w) => w.verdict === v && (w.added.has(field) ? value !== undefined && JSON.stringify(w.added.get(field)) === JSON.stringify(value) : w.settled || !w.reads.has(field)));
+  }
+
+  reachWith(within: readonly VerdictId[], field: string, value: FactValue, spend: number): { got: VerdictId[]; open: boolean } | undefined {
+    const one = new Map([[field, value]]);
+    const n = this.node(one);
+    if (n.dead) return undefined;
+    let open = false;
+    const got: VerdictId[] = [];
+    for (const v of within) {
+      if (!n.could.includes(v)) continue;
+      if (this.covered(v, field, value)) { got.push(v); continue; }
+      const limit = this.budget;
+      this.budget = Math.min(limit, this.evals + spend);
+      try {
+        if (this.reach(v, one)) got.push(v);
+      } catch (e) {
+        if (!(e === EXHAUSTED) || this.evals > limit) throw e;
+        got.push(v);
+        open = true;
+      } finally {
+        this.budget = limit;
+      }
+    }
+    return got.length ? { got, open } : undefined;
+  }
+
+  /** The fields the root's judgement reads that a completion can fill. */
+  candidates(): string[] {
+    return this.fields(this.node(new Map()), undefined, new Map());
+  }
 }
 
-function summary(set: RuleSet, f: Found): { verdict: VerdictId; possible: VerdictId[] } {
-  const possible = [...f.verdicts].sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
-  return { verdict: possible.length === 1 ? possible[0]! : set.verdicts.fallback.id, possible };
-}
-
-const key = (s: { verdict: VerdictId; possible: VerdictId[] }) => `${s.verdict}:${s.possible.join(',')}`;
+const sorted = (set: RuleSet, vs: Iterable<VerdictId>) => [...vs].sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
 
 /**
  * Refine a fast-path answer that is not definite. `base` holds the case's known fields (its
  * derived facts are worked out again for each partial completion), `known` the facts of the case.
+ * `possible` is every verdict some consistent completion gets; `decides` every unknown field one
+ * of whose values (with a consistent completion) leaves a verdict of `possible` out, ranked by
+ * how many it leaves out at most, then by how many different answers its values give.
  */
-export function settle(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, constraintNeeds: ReadonlyArray<readonly string[]>, untrusted?: ReadonlySet<string>): Settled {
-  // A field only a constraint reads, alone among its unknowns, can only rule out all the worlds
-  // or none: it is filled (for a consistent completion) but never decides.
-  const linked = new Set(constraintNeeds.filter((n) => n.length > 1).flat());
-  const candidates = [...new Set([...fast.decides, ...linked])].filter((f) => !known.values.has(f));
+export function settle(...args: Parameters<typeof settleCase>): Settled {
+  const r = settleCase(...args);
+  SEARCH_STATS.cases++;
+  if (!r.exact) SEARCH_STATS.inexact++;
+  return r;
+}
+
+function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, _constraintNeeds: ReadonlyArray<readonly string[]>, untrusted?: ReadonlySet<string>): Settled {
   const domains = new Domains(known.values);
-  const top = search(set, new Map(base), domains, BUDGET, untrusted);
-  if (top.exhausted) return { ...fast, exact: false };
-  const whole = summary(set, top);
-  if (whole.possible.length <= 1 && whole.verdict !== set.verdicts.fallback.id) return { ...whole, decides: [], exact: true };
-  const within = new Set(whole.possible);
-  let exact = true;
-  let left = RANKING_BUDGET;
-  // Each field that can change the answer, with how much one of its values narrows it. A value
-  // whose search runs out of budget is judged by the fold alone: when even that narrows the
-  // answer the field decides; otherwise it is counted as not deciding and `exact` says so.
+  const w = new Worlds(set, base, domains, untrusted, BUDGET);
+  let possible: VerdictId[];
+  try {
+    const root = w.node(new Map());
+    if (root.dead) return { ...fast, exact: false };
+    possible = sorted(set, root.could.filter((v) => w.reach(v, new Map()) !== undefined));
+  } catch (e) {
+    if (e === EXHAUSTED) return { ...fast, exact: false };
+    throw e;
+  }
+  // No consistent completion at all: the constraints rule every world out (a contradiction the
+  // known facts alone do not show); the fold's answer stands.
+  if (!possible.length) return { ...fast, exact: false };
+  const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
+  if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
-  for (const [at, field] of candidates.entries()) {
-    if (!domains.has(field)) continue;
-    let narrows = 0;
-    const outcomes = new Set<string>();
-    for (const v of domains.get(field)) {
-      const b = new Map(base);
-      b.set(field, v);
-      const r = search(set, b, domains, Math.min(PER_VALUE, left), untrusted, within);
-      left -= r.evals;
-      let s: { verdict: VerdictId; possible: VerdictId[] };
-      if (r.exhausted || r.evals === 0) {
-        const j = judge(set, b, untrusted);
-        if (j.dead) continue;
-        const p = couldOf(set, j).filter((x) => within.has(x)).sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
-        s = { verdict: p.length === 1 ? p[0]! : set.verdicts.fallback.id, possible: p };
-        if (key(s) === key(whole)) exact = false;
-      } else {
-        if (r.verdicts.size === 0) continue; // no consistent world has this value
-        s = summary(set, r);
+  let exact = true;
+  const candidates = w.candidates();
+  const stop = w.evals + RANKING_BUDGET;
+  const judged = new Set<string>();
+  try {
+    for (const [at, field] of candidates.entries()) {
+      // Every verdict has a witness whatever the field's value: it cannot split the answer.
+      if (possible.every((v) => w.covered(v, field, undefined))) { judged.add(field); continue; }
+      if (w.evals >= stop) { exact = false; continue; }
+      judged.add(field);
+      let narrows = 0;
+      const answers = new Set<string>();
+      for (const value of domains.get(field)) {
+        const r = w.reachWith(possible, field, value, PER_VALUE);
+        if (!r) continue; // no consistent world has this value
+        if (r.open) exact = false;
+        answers.add(r.got.join(','));
+        if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);
       }
-      outcomes.add(key(s));
-      if (key(s) !== key(whole)) narrows = Math.max(narrows, Math.max(1, whole.possible.length - s.possible.length));
+      if (narrows > 0) scored.push({ field, narrows, splits: answers.size, at });
     }
-    if (outcomes.size > 1 || (outcomes.size === 1 && !outcomes.has(key(whole)))) scored.push({ field, narrows, splits: outcomes.size, at });
+  } catch (e) {
+    if (!(e === EXHAUSTED)) throw e;
+    exact = false;
   }
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
   const decides = scored.map((x) => x.field);
-  // Where a value's search ran out, the fold's own list follows the proven ones (never less than before).
-  if (!exact) for (const f of fast.decides) if (!decides.includes(f)) decides.push(f);
-  return { ...whole, decides, exact };
+  // Fields the ranking had no budget left for follow, where the fold lists them.
+  if (!exact) for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f)) decides.push(f);
+  return { verdict, possible, decides, exact };
 }

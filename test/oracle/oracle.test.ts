@@ -11,7 +11,9 @@ const KNOWN = new Set<string>(JSON.parse(readFileSync(new URL('./known-disagreem
 const kindOf = (p: string) => p.replace(/^([^:]+: [a-z ]+?)(:| on ).*$/, '$1');
 function unexpected(problems: string[], label: string): string[] {
   const kinds = new Set(problems.map(kindOf));
-  console.log(`oracle (${label}): ${kinds.size} disagreement kind(s), ${[...kinds].filter((k) => KNOWN.has(k)).length} of them known`);
+  console.log(`oracle (${label}): ${kinds.size} disagreement kind(s), ${[...kinds].filter((k) => KNOWN.has(k)).length} of them known${kinds.size ? `: ${[...kinds].join('; ')}` : ''}`);
+  // ORACLE_VERBOSE=1 prints every disagreement, the known ones included.
+  if (process.env.ORACLE_VERBOSE) for (const p of new Set(problems)) console.log(`  ${p}`);
   return [...new Set(problems)].filter((p) => !KNOWN.has(kindOf(p)));
 }
 
@@ -105,8 +107,10 @@ describe('the engine agrees with the oracle', () => {
       if (t.skipped > before && v.possible.length === 1) {
         // Too many completions to enumerate: random ones must all get the engine's verdict.
         for (let i = 0; i < 30; i++) {
-          const w = worldVerdicts(rules.set, derive(knownFields(generated(c, 0))));
+          const g = generated(c, 0);
+          const w = worldVerdicts(rules.set, derive(knownFields(g)));
           sampled++;
+          if (process.env.ORACLE_VERBOSE && w && !(w.size === 1 && w.has(v.verdict))) console.log(`SAMPLED ${JSON.stringify(g)}`);
           if (w && !(w.size === 1 && w.has(v.verdict))) problems.push(`${c.id}: unsound on a sampled completion: engine ${v.verdict}, world [${[...w].join(', ')}]`);
         }
       }
