@@ -65,7 +65,7 @@ const unfilled = (text: string, markdown = false) => text.replace(/\{([a-z_]+(?:
 
 /** All rule ids of the log, in descriptor order: ruleIndex is a position in this list. */
 function ruleIds(rules: RuleSet, verdictIds: readonly VerdictId[], extra: SarifOptions['extraRules'] = []): string[] {
-  return [...rules.rules.map((r) => r.spec.id), ...rules.claims.map((c) => c.spec.id), ...verdictIds.map(verdictRuleId), CLAIMS_NONE, ...extra.map((e) => e.id)];
+  return [...rules.rules.map((r) => r.spec.id), ...rules.constraints.map((k) => k.spec.id), ...rules.claims.map((c) => c.spec.id), ...verdictIds.map(verdictRuleId), CLAIMS_NONE, ...extra.map((e) => e.id)];
 }
 /** The claim judgement given when no rule judges a claim's kind (verdict.ts). */
 const CLAIMS_NONE = 'claims/(none)';
@@ -96,6 +96,18 @@ export function sarifHead(rules: RuleSet, versions: Versions, verdictIds: readon
       ...help(r.spec.source, r.spec.next.replace(/\s+/g, ' ').trim()),
       defaultConfiguration: { level: r.spec.verdict === 'warning' ? 'warning' : LEVEL[r.spec.verdict] === 'none' ? 'note' : LEVEL[r.spec.verdict] },
       properties: { verdict: r.spec.verdict, weight: r.spec.weight, source: r.spec.source, ...(sourceLink(r.spec.source) ? { source_link: sourceLink(r.spec.source) } : {}) },
+    });
+  }
+  // A broken constraint is a warning: the evidence contradicts itself (rules/constraints/).
+  for (const k of rules.constraints) {
+    descriptors.push({
+      id: k.spec.id,
+      name: k.spec.id.replace(/[/-](.)/g, (_, c: string) => c.toUpperCase()),
+      shortDescription: { text: unfilled(k.spec.title) },
+      fullDescription: { text: unfilled(k.spec.explains.replace(/\s+/g, ' ').trim()) },
+      ...help(k.spec.source, k.spec.next.replace(/\s+/g, ' ').trim()),
+      defaultConfiguration: { level: 'warning' },
+      properties: { constraint: true, source: k.spec.source, ...(sourceLink(k.spec.source) ? { source_link: sourceLink(k.spec.source) } : {}) },
     });
   }
   for (const c of rules.claims) {

@@ -46,11 +46,13 @@ export interface Settled {
 export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
-const BUDGET = 4000;
+const BUDGET = 2000;
 /** Judgements confirming one verdict for one value of one field, while ranking `decides`. */
 const PER_VALUE = 3;
-/** Judgements ranking `decides` may spend in all; past it a field is kept when the fold lists it. */
-const RANKING_BUDGET = 300;
+/** Judgements ranking `decides` may spend on short searches; past it each value is judged by the fold alone. */
+const RANKING_DEEP = 150;
+/** Judgements ranking `decides` may spend in all; past it a field is kept where the fold lists it. */
+const RANKING_BUDGET = 400;
 
 /** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
 export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {
@@ -250,6 +252,9 @@ class Worlds {
   }
 
   reachWith(within: readonly VerdictId[], field: string, value: FactValue, spend: number): { got: VerdictId[]; open: boolean } | undefined {
+    // Known witnesses first: when each verdict has one with this value, no judgement is needed
+    // (a witness that leaves the field free, settled or not reading it, allows every value).
+    if (within.every((v) => this.covered(v, field, value))) return { got: [...within], open: false };
     const one = new Map([[field, value]]);
     const n = this.node(one);
     if (n.dead) return undefined;
@@ -258,6 +263,7 @@ class Worlds {
     for (const v of within) {
       if (!n.could.includes(v)) continue;
       if (this.covered(v, field, value)) { got.push(v); continue; }
+      if (spend === 0) { got.push(v); continue; }
       const limit = this.budget;
       this.budget = Math.min(limit, this.evals + spend);
       try {
@@ -271,6 +277,11 @@ class Worlds {
       }
     }
     return got.length ? { got, open } : undefined;
+  }
+
+  /** Stop judging past this many judgements in all. */
+  limit(total: number): void {
+    this.budget = Math.min(this.budget, total);
   }
 
   /** The fields the root's judgement reads that a completion can fill. */
@@ -313,34 +324,34 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
   if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
-  let exact = true;
   const candidates = w.candidates();
-  const stop = w.evals + RANKING_BUDGET;
+  // Ranking spends a bounded share: each value's verdicts confirmed by a short search while the
+  // deep share lasts, then by the fold alone (one judgement a value), then not at all: a field
+  // left unjudged is kept where the fold lists it. `possible` is exact either way.
+  const deep = w.evals + RANKING_DEEP;
+  w.limit(w.evals + RANKING_BUDGET);
   const judged = new Set<string>();
   try {
     for (const [at, field] of candidates.entries()) {
       // Every verdict has a witness whatever the field's value: it cannot split the answer.
       if (possible.every((v) => w.covered(v, field, undefined))) { judged.add(field); continue; }
-      if (w.evals >= stop) { exact = false; continue; }
-      judged.add(field);
       let narrows = 0;
       const answers = new Set<string>();
       for (const value of domains.get(field)) {
-        const r = w.reachWith(possible, field, value, PER_VALUE);
+        const r = w.reachWith(possible, field, value, w.evals < deep ? PER_VALUE : 0);
         if (!r) continue; // no consistent world has this value
-        if (r.open) exact = false;
         answers.add(r.got.join(','));
         if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);
       }
+      judged.add(field);
       if (narrows > 0) scored.push({ field, narrows, splits: answers.size, at });
     }
   } catch (e) {
     if (!(e === EXHAUSTED)) throw e;
-    exact = false;
   }
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
   const decides = scored.map((x) => x.field);
-  // Fields the ranking had no budget left for follow, where the fold lists them.
-  if (!exact) for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f)) decides.push(f);
+  for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f) && candidates.includes(f)) decides.push(f);
+  const exact = true;
   return { verdict, possible, decides, exact };
 }
