@@ -141,7 +141,7 @@ export function rerun(p: Plan, values: Map<string, FactValue>, field: string, un
   for (const j of js) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
-    const inputs: Record<string, FactValue | undefined> = {};
+    const inputs = p.scratch[j]!; // refilled for every call, as in run
     for (const k of d.inputs) inputs[k] = values.get(k);
     const v = d.derive(inputs);
     if (v !== undefined) values.set(d.name, v);

@@ -173,5 +173,13 @@ export function factsWith(from: Facts, field: string, value: FactValue, untruste
   return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }
 
+/** A case field and every derived fact resting on it: what setting the field can change. */
+const CHANGED = new Map<string, ReadonlySet<string>>();
+export function changedBy(field: string): ReadonlySet<string> {
+  let out = CHANGED.get(field);
+  if (!out) CHANGED.set(field, (out = new Set([field, ...DERIVATIONS.filter((d) => PLAN.baseInputs.get(d.name)!.includes(field)).map((d) => d.name)])));
+  return out;
+}
+
 /** The case fields (base facts) by name, for the search over completions. */
 export const BASE_BY_NAME: ReadonlyMap<string, BaseFact> = new Map(BASE_FACTS.map((f) => [f.name, f]));

@@ -1,11 +1,9 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { truth3, truthOf, type Outcome } from '../engine/evaluate.js';
+import { factsOf, truth3, truthOf } from '../engine/evaluate.js';
 
-const TRUE: Outcome = { truth: 'true', facts: {}, unknownFacts: [] };
-const FALSE: Outcome = { truth: 'false', facts: {}, unknownFacts: [] };
 import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
+import { changedBy, factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
@@ -46,56 +44,90 @@ export interface Settled {
 export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
-const BUDGET = 2000;
+const BUDGET = 800;
 /** Judgements confirming one verdict for one value of one field, while ranking `decides`. */
 const PER_VALUE = 3;
 /** Judgements ranking `decides` may spend on short searches; past it each value is judged by the fold alone. */
-const RANKING_DEEP = 150;
+const RANKING_DEEP = 60;
 /** Judgements ranking `decides` may spend in all; past it a field is kept where the fold lists it. */
-const RANKING_BUDGET = 400;
+const RANKING_BUDGET = 150;
 
-/** The fast path over known facts: which checks fire, which wait and for what, the chooser's answer. */
-export function sketch(set: RuleSet, facts: Facts, outcome: (id: string) => Outcome): { fired: Array<{ verdict: VerdictId | null }>; undecided: Open[] } {
+/** A check's answer in one partial completion: its truth, and the case fields it waits for. */
+interface Checked {
+  truth: 'true' | 'false' | 'unknown';
+  needs: string[];
+}
+
+/** Per rule set: each verdict check and constraint with the facts its condition reads. */
+interface Compiled {
+  checks: Array<{ verdict: VerdictId; weight: number; when: Condition; requires: readonly string[] | undefined; reads: ReadonlySet<string> }>;
+  constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
+}
+const COMPILED = new WeakMap<RuleSet, Compiled>();
+function compiledOf(set: RuleSet): Compiled {
+  let c = COMPILED.get(set);
+  if (!c) {
+    c = {
+      checks: set.rules.filter((r) => r.spec.verdict !== 'warning').map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
+    };
+    COMPILED.set(set, c);
+  }
+  return c;
+}
+
+function check(when: Condition, facts: Facts): Checked {
+  const t = truth3(when, facts.values);
+  if (t !== 'unknown') return { truth: t, needs: [] };
+  const o = truthOf(when, facts.values);
+  return o.truth === 'unknown' ? { truth: 'unknown', needs: needsOfAll(facts.needs, o.unknownFacts) } : { truth: o.truth, needs: [] };
+}
+
+/** What judging one partial completion gives, with each check's answer kept for its children. */
+interface Judged {
+  sketch: Sketch;
+  undecided: Open[];
+  checks: Checked[];
+  constraints: Checked[];
+}
+
+/**
+ * One partial completion judged by the fold, with the constraints it breaks or leaves open. With
+ * `from` (its parent's answers) and `changed` (the field just filled and every derived fact
+ * resting on it), a check that reads none of them keeps its parent's answer: its facts, and the
+ * fields behind its unknown ones, are the parent's.
+ */
+function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: ReadonlySet<string>): Judged {
+  const compiled = compiledOf(set);
+  const touched = (reads: ReadonlySet<string>) => {
+    if (!changed) return true;
+    for (const f of reads) if (changed.has(f)) return true;
+    return false;
+  };
+  const constraints: Checked[] = [];
+  const constraintNeeds: string[] = [];
+  for (const [i, k] of compiled.constraints.entries()) {
+    const c = from && !touched(k.reads) ? from.constraints[i]! : check(k.when, facts);
+    constraints.push(c);
+    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds }, undecided: [], checks: [], constraints };
+    for (const n of c.needs) if (!constraintNeeds.includes(n)) constraintNeeds.push(n);
+  }
+  const checks: Checked[] = [];
   const fired: Array<{ verdict: VerdictId | null }> = [];
   const undecided: Open[] = [];
-  for (const rule of set.rules) {
-    const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
-    if (verdict === null) continue;
-    if (rule.spec.requires?.some((f) => !facts.values.has(f))) continue;
-    const o = outcome(rule.spec.id);
-    if (o.truth === 'true') fired.push({ verdict });
-    else if (o.truth === 'unknown') undecided.push({ verdict, weight: rule.spec.weight, needs: needsOfAll(facts.needs, o.unknownFacts) });
+  for (const [i, r] of compiled.checks.entries()) {
+    let c: Checked;
+    if (from && from.checks.length && !touched(r.reads)) c = from.checks[i]!;
+    else if (r.requires?.some((f) => !facts.values.has(f))) c = { truth: 'false', needs: [] }; // not applied until they are known
+    else c = check(r.when, facts);
+    checks.push(c);
+    if (c.truth === 'true') fired.push({ verdict: r.verdict });
+    else if (c.truth === 'unknown') undecided.push({ verdict: r.verdict, weight: r.weight, needs: c.needs });
   }
-  return { fired, undecided };
-}
-
-const CONDITIONS = new WeakMap<RuleSet, Map<string, Condition>>();
-function conditionsOf(set: RuleSet): Map<string, Condition> {
-  let m = CONDITIONS.get(set);
-  if (!m) CONDITIONS.set(set, (m = new Map(set.rules.map((r) => [r.spec.id, r.spec.when]))));
-  return m;
-}
-
-/** One partial completion judged by the fold, with the constraints it breaks or leaves open. */
-function judgeFull(set: RuleSet, facts: Facts): { sketch: Sketch; undecided: Open[] } {
-  const constraintNeeds: string[] = [];
-  for (const c of set.constraints) {
-    const t = truth3(c.spec.broken_when, facts.values);
-    if (t === 'false') continue;
-    const o = truthOf(c.spec.broken_when, facts.values);
-    if (o.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds }, undecided: [] };
-    if (o.truth === 'unknown') for (const n of needsOfAll(facts.needs, o.unknownFacts)) if (!constraintNeeds.includes(n)) constraintNeeds.push(n);
-  }
-  const rules = conditionsOf(set);
-  const { fired, undecided } = sketch(set, facts, (id) => {
-    const c = rules.get(id)!;
-    const t = truth3(c, facts.values);
-    return t === 'unknown' ? truthOf(c, facts.values) : t === 'true' ? TRUE : FALSE;
-  });
   const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
   const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds }, undecided };
+  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds }, undecided, checks, constraints };
 }
 
 /**
@@ -127,6 +159,7 @@ interface Node {
   sketch: Sketch;
   undecided: Open[];
   facts: Facts;
+  judged: Judged;
 }
 
 /** Thrown (not an Error: no stack to build) when a search spends its budget. */
@@ -176,14 +209,19 @@ class Worlds {
     // One field further than its parent (the same fields less the last one set): only what rests
     // on that field is worked out again.
     let facts: Facts;
-    if (added.size === 0) facts = factsOfValues(new Map(this.base), this.untrusted);
-    else {
+    let judged: Judged;
+    if (added.size === 0) {
+      facts = factsOfValues(new Map(this.base), this.untrusted);
+      judged = judgeFull(this.set, facts);
+    } else {
       const entries = [...added];
       const [field, value] = entries[entries.length - 1]!;
-      facts = factsWith(this.node(new Map(entries.slice(0, -1))).facts, field, value, this.untrusted);
+      const parent = this.node(new Map(entries.slice(0, -1)));
+      facts = factsWith(parent.facts, field, value, this.untrusted);
+      judged = judgeFull(this.set, facts, parent.judged, changedBy(field));
     }
-    const { sketch: s, undecided } = judgeFull(this.set, facts);
-    n = { dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided, facts };
+    const s = judged.sketch;
+    n = { dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
     this.memo.set(key, n);
     return n;
   }
