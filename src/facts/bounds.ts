@@ -16,6 +16,16 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
+    name: 'bounds.paired_returns', type: 'number', basis: 'Build an independent operation ledger (a return record closes an accepted call whose entry was recorded)',
+    description: 'return records that close a recorded entry: the returns less those said to lack their entry',
+    inputs: ['ledger.returns', 'ledger.returns_without_entry'],
+    derive: (i) => {
+      const r = num(i, 'ledger.returns');
+      const w = num(i, 'ledger.returns_without_entry');
+      return r === undefined || w === undefined ? undefined : r - w;
+    },
+  },
+  {
     name: 'bounds.entries_and_filtered', type: 'number', basis: 'docs/case-format.md#the-accounting-identity (entry events = accepted + capacity missed + filtered)',
     description: 'entry records and calls the entry handler rejected: each one was an entry-probe hit first',
     inputs: ['ledger.entries', 'accounting.filtered'],

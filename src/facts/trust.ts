@@ -63,14 +63,20 @@ export const TRUST: readonly Derivation[] = [
       // A return record for every eligible operation and none foreign: nothing lost can hide one.
       const e = num(i, 'ledger.eligible');
       if (r !== undefined && e !== undefined && r >= e && num(i, 'ledger.foreign_records') === 0) return true;
-      const lost = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
-      if (lost.some((x) => x !== undefined && x > 0)) return false;
-      const [events, printk, , recursion] = lost;
+      const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
       const iface = str(i, 'probe.interface');
-      // Which channels apply: a module may write its records with printk unless its handlers do
-      // not print; a BPF program can be skipped for recursion (5.12, and kprobe programs from 6.7).
+      // Which channels can lose a record of this probe: trace events always; printk where a
+      // module may write its records with printk (unless its handlers do not print); a tracer's
+      // own per-CPU buffers (perf, BPF rings) for the interfaces that read through them; a BPF
+      // program's runs skipped for recursion (5.12, kprobe programs from 6.7). A loss on a
+      // channel this probe does not write through hides none of its records.
       const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
-      const recursionApplies = iface === undefined || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
+      const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
+      const overrunsApplies = iface === undefined || bpf || iface === 'perf-probe';
+      const recursionApplies = iface === undefined || bpf;
+      const channels: Array<[number | undefined, boolean]> = [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
+      if (channels.some(([x, applies]) => applies && x !== undefined && x > 0)) return false;
+      // Buffer overruns unknown are not held against the records (the tracer reports them when it has any).
       if (events === undefined || (printkApplies && printk === undefined) || (recursionApplies && recursion === undefined)) return undefined;
       return true;
     },
