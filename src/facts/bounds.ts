@@ -26,6 +26,18 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
+    name: 'bounds.entry_events_unaccounted', type: 'number', basis: 'docs/case-format.md#the-accounting-identity (entry events = accepted + capacity missed + filtered)',
+    description: 'entry-probe hits that are neither an entry record, nor a call the entry handler rejected, nor a counted miss',
+    inputs: ['ledger.entry_events', 'ledger.entries', 'accounting.filtered', 'counters.delta.missed_total'],
+    derive: (i) => {
+      const ev = num(i, 'ledger.entry_events');
+      const e = num(i, 'ledger.entries');
+      const f = num(i, 'accounting.filtered');
+      const m = num(i, 'counters.delta.missed_total');
+      return ev === undefined || e === undefined || f === undefined || m === undefined ? undefined : ev - e - f - m;
+    },
+  },
+  {
     name: 'bounds.entries_and_filtered', type: 'number', basis: 'docs/case-format.md#the-accounting-identity (entry events = accepted + capacity missed + filtered)',
     description: 'entry records and calls the entry handler rejected: each one was an entry-probe hit first',
     inputs: ['ledger.entries', 'accounting.filtered'],

@@ -157,46 +157,28 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   // A constraint the known facts break is a contradiction: its facts, and what rests on them,
   // are no longer trusted, and the verdict is what the rest of the evidence gives.
   const { broken, untrusted, facts } = contradictions(compiled.set, given);
-  const outcomes = await compiled.runner.run(facts);
   // Warnings still read the facts as given: they say what is odd about them.
-  const asGiven = broken.length ? await compiled.runner.run(given) : outcomes;
-
-  const findings: Finding[] = [];
-  const undecided: Undecided[] = [];
-  const notApplied: NotApplied[] = [];
-  for (const rule of compiled.set.rules) {
-    const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
-    const requires = rule.spec.requires;
-    if (requires && requires.some((f) => !facts.values.has(f))) {
-      notApplied.push({ rule: rule.spec.id, verdict, until: requires.filter((f) => !facts.values.has(f)) });
-      continue;
+  const asGiven = broken.length ? await compiled.runner.run(given) : undefined;
+  let r = await readCase(c, compiled, given, facts, untrusted, asGiven);
+  // Facts in conflict: any one of them may be the wrong one. The verdict is definite only when
+  // every reading that sets aside one of them (and trusts the rest) gets the same one.
+  const conflicting = [...new Set(broken.flatMap((x) => Object.keys(x.outcome.facts)))].filter((n) => BASE_BY_NAME.has(n) && given.values.has(n));
+  if (conflicting.length >= 2) {
+    const readings: Reading[] = [];
+    for (const n of conflicting) {
+      const one = contradictions(compiled.set, factsOfValues(new Map([...given.values].filter(([k]) => BASE_BY_NAME.has(k) && k !== n))));
+      readings.push(await readCase(c, compiled, given, one.facts, one.untrusted, asGiven));
     }
-    const o = (verdict === null ? asGiven : outcomes).get(rule.spec.id)!;
-    if (o.truth === 'true') {
-      const provenance = c.provenance ? pick(c.provenance, Object.keys(o.facts), facts) : undefined;
-      findings.push({
-        rule: rule.spec.id,
-        title: rule.spec.title,
-        verdict,
-        severity: verdict ? 'verdict' : 'warning',
-        weight: rule.spec.weight,
-        source: rule.spec.source,
-        facts: o.facts,
-        explanation: render(rule.spec.explains, verdict === null ? given : facts),
-        next: render(rule.spec.next, verdict === null ? given : facts),
-        ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
-      });
-    } else if (o.truth === 'unknown') {
-      // What it needs, as plain data. Worked out when read, through an own getter per object,
-      // it cost more than working it out: V8 builds an object literal with a getter closure
-      // through a slow path (~0.4 us each, ~40 per case), while the per-case Needs memo makes
-      // the lists cheap and the verdict chooser reads most of them anyway.
-      undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
+    const policy = compiled.set.verdicts;
+    const union = [...new Set(readings.flatMap((x) => x.possible))].sort((p, q) => rankIn(policy, p) - rankIn(policy, q));
+    const agreed = union.length === 1 && union[0] !== policy.fallback.id ? readings.find((x) => x.verdict === union[0]) : undefined;
+    if (agreed) r = agreed;
+    else {
+      const decides = [...new Set([r, ...readings].flatMap((x) => x.decides))];
+      r = { ...r, verdict: policy.fallback.id, possible: union.length ? union : r.possible, decides, exact: r.exact && readings.every((x) => x.exact) };
     }
   }
-  const rank = (v: VerdictId | null) => (v === null ? Number.MAX_SAFE_INTEGER : rankIn(compiled.set.verdicts, v));
-  findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
-
+  const { findings, undecided, notApplied, verdict, possible, decides, exact } = r;
   for (const { constraint, outcome } of broken) {
     findings.push({
       rule: constraint.spec.id,
@@ -213,17 +195,6 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   }
 
   const policy = compiled.set.verdicts;
-  const fast = choose(policy, findings, undecided);
-  let { verdict, possible, decides } = fast;
-  let exact = true;
-  const constraintNeeds = openConstraintNeeds(compiled.set, facts);
-  // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
-  // completions are searched for the verdicts they really give and the facts that split them.
-  if (verdict === policy.fallback.id) {
-    const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
-    const settled = settle(compiled.set, base, facts, fast, constraintNeeds, untrusted);
-    ({ verdict, possible, decides, exact } = settled);
-  }
   const missing = decides;
   const primary = verdict === policy.fallback.id ? undefined : findings.find((f) => f.verdict === verdict);
   const step = (v: VerdictId | undefined) => [...policy.order, policy.fallback].find((e) => e.id === v)?.next ?? policy.fallback.next;
@@ -263,6 +234,71 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   };
   if (c.expected) result.expected = checkExpected(c, result);
   return result;
+}
+
+/** One reading of a case: its findings (warnings read the facts as given) and its verdict. */
+interface Reading {
+  findings: Finding[];
+  undecided: Undecided[];
+  notApplied: NotApplied[];
+  verdict: VerdictId;
+  possible: VerdictId[];
+  decides: string[];
+  exact: boolean;
+}
+
+async function readCase(c: Case, compiled: CompiledRules, given: Facts, facts: Facts, untrusted: ReadonlySet<string> | undefined, asGivenOutcomes: Map<string, Outcome> | undefined): Promise<Reading> {
+  const outcomes = await compiled.runner.run(facts);
+  const asGiven = asGivenOutcomes ?? outcomes;
+  const findings: Finding[] = [];
+  const undecided: Undecided[] = [];
+  const notApplied: NotApplied[] = [];
+  for (const rule of compiled.set.rules) {
+    const verdict = rule.spec.verdict === 'warning' ? null : rule.spec.verdict;
+    const requires = rule.spec.requires;
+    if (requires && requires.some((f) => !facts.values.has(f))) {
+      notApplied.push({ rule: rule.spec.id, verdict, until: requires.filter((f) => !facts.values.has(f)) });
+      continue;
+    }
+    const o = (verdict === null ? asGiven : outcomes).get(rule.spec.id)!;
+    if (o.truth === 'true') {
+      const provenance = c.provenance ? pick(c.provenance, Object.keys(o.facts), facts) : undefined;
+      findings.push({
+        rule: rule.spec.id,
+        title: rule.spec.title,
+        verdict,
+        severity: verdict ? 'verdict' : 'warning',
+        weight: rule.spec.weight,
+        source: rule.spec.source,
+        facts: o.facts,
+        explanation: render(rule.spec.explains, verdict === null ? given : facts),
+        next: render(rule.spec.next, verdict === null ? given : facts),
+        ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
+      });
+    } else if (o.truth === 'unknown') {
+      // What it needs, as plain data. Worked out when read, through an own getter per object,
+      // it cost more than working it out: V8 builds an object literal with a getter closure
+      // through a slow path (~0.4 us each, ~40 per case), while the per-case Needs memo makes
+      // the lists cheap and the verdict chooser reads most of them anyway.
+      undecided.push({ rule: rule.spec.id, verdict, weight: rule.spec.weight, needs: needsOf(o, facts) });
+    }
+  }
+  const rank = (v: VerdictId | null) => (v === null ? Number.MAX_SAFE_INTEGER : rankIn(compiled.set.verdicts, v));
+  findings.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.weight - a.weight || a.rule.localeCompare(b.rule));
+
+  const policy = compiled.set.verdicts;
+  const fast = choose(policy, findings, undecided);
+  let { verdict, possible, decides } = fast;
+  let exact = true;
+  const constraintNeeds = openConstraintNeeds(compiled.set, facts);
+  // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
+  // completions are searched for the verdicts they really give and the facts that split them.
+  if (verdict === policy.fallback.id) {
+    const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
+    const settled = settle(compiled.set, base, facts, fast, constraintNeeds, untrusted);
+    ({ verdict, possible, decides, exact } = settled);
+  }
+  return { findings, undecided, notApplied, verdict, possible, decides, exact };
 }
 
 async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdict: VerdictId, findings: Finding[]): Promise<ClaimResult[]> {
