@@ -36,12 +36,15 @@ describe('next question', () => {
     ['interface known: did registration succeed', 'probe: { target: pipe_read, interface: tracefs }\n', 'registration-result'],
     ['registration ok: was the probe live', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok } }\n', 'armed'],
     // A registered probe was not on the blacklist (the kernel refuses one there): the blacklist is
-    // no longer worth asking; what the counters will mean is.
-    ['armed known: the kernel release (what the counters mean)', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', 'kernel-release'],
+    // no longer worth asking. Capacity comes before interpreting the counters: the pool in force
+    // (kprobe_events shows it for tracefs). The release alone rules no verdict out yet.
+    ['armed known: the pool in force (capacity before the counters)', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', 'maxactive-effective'],
     ['registration unknown: is the target blacklisted (a setup failure)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, armed: true }\n', 'registration-result'],
     ['armed asked and unknown: records can still prove it live (the return hits)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok, epoch: a }, armed: unknown }\ncoverage: { blacklisted: false }\n', 'counters-source'],
-    ['armed unknown but returns recorded: move on to the counters', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'counters-source'],
-    ['setup excluded: the counters (capacity-missed) before the ledger', regOk, 'counters-source'],
+    // Records prove the probe live (and registered, though its epoch is not given): capacity next.
+    ['armed unknown but returns recorded: move on to capacity', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'maxactive-effective'],
+    // The release gives tracefs's pool; whether the open calls reached it is the capacity question.
+    ['setup excluded: the measured high-water mark against the pool (capacity-missed)', regOk, 'observed-high-water'],
     ['epochs known: the miss counters', `${regOk}counters: { source: kprobe_profile, start: { epoch: a }, end: { epoch: a } }\n`, 'start-nmissed'],
     // A level valid counter proves no call went without an instance: an entry probe could not
     // show a capacity miss, so its hits are not asked.
@@ -50,6 +53,11 @@ describe('next question', () => {
   ])('%s', async (_name, body, id) => {
     const { p } = await plan(body);
     expect(p.next?.id).toBe(id);
+  });
+
+  it('setup excluded: the counters before the independent ledger', async () => {
+    const ids = (await plan(regOk)).p.facts.map((f) => f.question?.id);
+    for (const ledger of ['eligible', 'entries', 'returns', 'in-flight-at-stop']) expect(ids.indexOf('counters-source')).toBeLessThan(ids.indexOf(ledger));
   });
 });
 
@@ -104,7 +112,8 @@ describe('remaining unknowns', () => {
   it('lists what was answered unknown, each with its question', async () => {
     const { p } = await plan('probe: { target: pipe_read, interface: unknown, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
     const rest = remainingUnknowns(p).map((f) => f.question?.id);
-    expect(rest.slice(0, 4)).toEqual(['interface', 'registration-result', 'armed', 'blacklisted']);
+    // The interface only picks the commands (asked first, as the target is): it decides no verdict.
+    expect(rest.slice(0, 3)).toEqual(['registration-result', 'armed', 'blacklisted']);
     expect(rest).toContain('maxactive-requested');
   });
 });
