@@ -8,13 +8,13 @@
  */
 
 /** A control character, or (kept when colour is on) one of the SGR sequences the tool's own colours use. */
-const CONTROL = /\x1b\[(?:1|2|22|31|32|33|39)m|[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+const CONTROL = /\x1b\[(?:1|2|22|31|32|33|35|36|39)m|[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 const ANY = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
 
 export interface EscapeOptions {
   /** Newlines are kept (text output); without it the text becomes one line (an error line). */
   newlines?: boolean;
-  /** Colour is on: the tool's own bold, dim, red, green and yellow pass (and nothing else). */
+  /** Colour is on: the tool's own bold, dim, red, green, yellow, magenta and cyan pass (and nothing else). */
   sgr?: boolean;
 }
 

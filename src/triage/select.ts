@@ -118,6 +118,14 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     for (const r of rules.set.rules) for (const f of r.spec.requires ?? []) if (BASE.has(f) && !facts.values.has(f)) offer(f, 'warning', VERDICT_RANK.length + 1, r.spec.id);
   }
 
+  // The interface picks the command each later question shows (collect_by): whether or not it
+  // splits the verdicts by itself, it comes right after the target while any such question is left.
+  const INTERFACE = 'probe.interface';
+  if (!best.has(INTERFACE) && !holds(c, INTERFACE) && questions.byFact.has(INTERFACE)) {
+    const commandsVary = [...best.keys()].some((f) => !holds(c, f) && Object.keys(questions.byFact.get(f)?.collectBy ?? {}).length > 0);
+    if (commandsVary) offer(INTERFACE, 'always', -1, undefined);
+  }
+
   const planned: PlannedFact[] = [...best.entries()].map(([fact, why]) => {
     const value = getPath(c, fact);
     return { fact, question: questions.byFact.get(fact), ...why, held: value !== undefined, value };

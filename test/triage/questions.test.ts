@@ -83,7 +83,7 @@ describe('shipped questions', () => {
       }),
       { numRuns: 150, seed: 3 },
     );
-  });
+  }, 120_000); // 150 partial cases, each searched over its completions: ~30 s on a loaded 2-core machine
 });
 
 describe('parseQuestionFile', () => {

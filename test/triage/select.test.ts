@@ -25,6 +25,9 @@ async function plan(body: string, all = false) {
 }
 
 const regOk = 'kernel: { release: 6.12.95+deb12-amd64 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok, epoch: a }, armed: true }\ncoverage: { blacklisted: false }\n';
+// Since 5.17 a return event's kprobe_profile miss column is rp->nmissed + kp.nmissed: a rise is
+// the pool's only when the kprobe's own part is known to stay level (issue 20, class 1).
+const poolRose = 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 1, kprobe_nmissed: 0 } }\n';
 
 describe('next question', () => {
   it.each([
@@ -33,12 +36,15 @@ describe('next question', () => {
     ['interface known: did registration succeed', 'probe: { target: pipe_read, interface: tracefs }\n', 'registration-result'],
     ['registration ok: was the probe live', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok } }\n', 'armed'],
     // A registered probe was not on the blacklist (the kernel refuses one there): the blacklist is
-    // no longer worth asking; what the counters will mean is.
-    ['armed known: the kernel release (what the counters mean)', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', 'kernel-release'],
+    // no longer worth asking. Capacity comes before interpreting the counters: the pool in force
+    // (kprobe_events shows it for tracefs). The release alone rules no verdict out yet.
+    ['armed known: the pool in force (capacity before the counters)', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', 'maxactive-effective'],
     ['registration unknown: is the target blacklisted (a setup failure)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, armed: true }\n', 'registration-result'],
     ['armed asked and unknown: records can still prove it live (the return hits)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok, epoch: a }, armed: unknown }\ncoverage: { blacklisted: false }\n', 'counters-source'],
-    ['armed unknown but returns recorded: move on to the counters', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'counters-source'],
-    ['setup excluded: the counters (capacity-missed) before the ledger', regOk, 'counters-source'],
+    // Records prove the probe live (and registered, though its epoch is not given): capacity next.
+    ['armed unknown but returns recorded: move on to capacity', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'maxactive-effective'],
+    // The release gives tracefs's pool; whether the open calls reached it is the capacity question.
+    ['setup excluded: the measured high-water mark against the pool (capacity-missed)', regOk, 'observed-high-water'],
     ['epochs known: the miss counters', `${regOk}counters: { source: kprobe_profile, start: { epoch: a }, end: { epoch: a } }\n`, 'start-nmissed'],
     // A level valid counter proves no call went without an instance: an entry probe could not
     // show a capacity miss, so its hits are not asked.
@@ -47,6 +53,11 @@ describe('next question', () => {
   ])('%s', async (_name, body, id) => {
     const { p } = await plan(body);
     expect(p.next?.id).toBe(id);
+  });
+
+  it('setup excluded: the counters before the independent ledger', async () => {
+    const ids = (await plan(regOk)).p.facts.map((f) => f.question?.id);
+    for (const ledger of ['eligible', 'entries', 'returns', 'in-flight-at-stop']) expect(ids.indexOf('counters-source')).toBeLessThan(ids.indexOf(ledger));
   });
 });
 
@@ -60,17 +71,17 @@ describe('questions that cannot change anything are skipped', () => {
   });
 
   it('a miss counter that rose within one epoch: only what could still prove a setup failure is left', async () => {
-    const { v, p } = await plan(`${regOk.replace('coverage: { blacklisted: false }\n', '')}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`);
+    const { v, p } = await plan(`${regOk.replace('coverage: { blacklisted: false }\n', '')}${poolRose}`);
     expect(v.verdict).toBe('capacity-missed');
     // A registration that succeeded rules the blacklist out: nothing above capacity-missed is open.
     expect(p.next).toBeUndefined();
-    const after = await plan(`${regOk}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`);
+    const after = await plan(`${regOk}${poolRose}`);
     expect(after.p.next).toBeUndefined();
     expect(after.p.skipped.map((q) => q.id)).toEqual(expect.arrayContaining(['workload-quiesced', 'eligible', 'entry-events']));
   });
 
   it('a miss counter that rose with setup still open is not capacity-missed yet, and asks what could establish a setup failure', async () => {
-    const { v, p } = await plan('kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { epoch: a } }\ncounters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n');
+    const { v, p } = await plan(`kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { epoch: a } }\n${poolRose}`);
     expect(v.verdict).toBe('insufficient-evidence');
     expect(v.possible.slice(0, 2)).toEqual(['setup-failure', 'capacity-missed']);
     const open = p.facts.filter((f) => !f.held).map((f) => f.question?.id);
@@ -79,7 +90,7 @@ describe('questions that cannot change anything are skipped', () => {
   });
 
   it('warnings wait for --all: handler questions are skipped by default and asked with it', async () => {
-    const settled = `${regOk}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\n`;
+    const settled = `${regOk}${poolRose}`;
     const without = await plan(settled);
     expect(without.p.skipped.map((q) => q.id)).toContain('handler-heavy-printk');
     const withAll = await plan(settled, true);
@@ -89,7 +100,7 @@ describe('questions that cannot change anything are skipped', () => {
   });
 
   it('an undecided claim judgement is worth asking about: latency claims need the latency facts', async () => {
-    const settled = `${regOk}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\nclaims: [{ kind: latency-representative }]\n`;
+    const settled = `${regOk}${poolRose}claims: [{ kind: latency-representative }]\n`;
     const { p } = await plan(settled);
     const claimFacts = p.facts.filter((f) => f.reason === 'claim').map((f) => f.fact);
     expect(claimFacts).toContain('latency.from');
@@ -101,7 +112,8 @@ describe('remaining unknowns', () => {
   it('lists what was answered unknown, each with its question', async () => {
     const { p } = await plan('probe: { target: pipe_read, interface: unknown, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
     const rest = remainingUnknowns(p).map((f) => f.question?.id);
-    expect(rest.slice(0, 4)).toEqual(['interface', 'registration-result', 'armed', 'blacklisted']);
+    // The interface only picks the commands (asked first, as the target is): it decides no verdict.
+    expect(rest.slice(0, 3)).toEqual(['registration-result', 'armed', 'blacklisted']);
     expect(rest).toContain('maxactive-requested');
   });
 });
@@ -128,5 +140,5 @@ describe('never asks for a fact the case holds', () => {
       }),
       { numRuns: 200, seed: 7 },
     );
-  });
+  }, 120_000); // 200 partial cases, each searched over its completions: ~25 s idle, more on a loaded 2-core machine
 });
