@@ -63,15 +63,21 @@ export const BOUNDS: readonly Derivation[] = [
     name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
     description: "established that every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (false until that is established)",
     inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth'],
-    // "Established", not "true in every completion": while a count is unknown the check stays off
-    // and the misses are read as before (a nested call's records would inflate the counts).
     derive: (i) => {
       const el = num(i, 'ledger.eligible');
       const en = num(i, 'ledger.entries');
       const r = num(i, 'ledger.returns');
       const x = num(i, 'ledger.foreign_records');
       const depth = num(i, 'concurrency.recursion_depth');
-      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined || depth > 1 || el === 0) return false;
+      // Nested calls' records inflate the counts, and with no eligible operation there is nothing to establish.
+      if ((depth !== undefined && depth > 1) || el === 0) return false;
+      // Short of eligible on either side, even with every record the test's own: not established.
+      const own = (n: number | undefined) => (n === undefined ? undefined : n - (x ?? 0));
+      if (el !== undefined && ((own(en) ?? Infinity) < el || (own(r) ?? Infinity) < el)) return false;
+      // "Established", not "true in some completion": while a count is unknown a rise of the miss
+      // counter is read as pool misses of the test's own calls (the article's reading), and only a
+      // ledger that shows every eligible operation recorded makes the misses someone else's.
+      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined) return false;
       return en - x >= el && r - x >= el;
     },
   },

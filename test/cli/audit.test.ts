@@ -81,14 +81,14 @@ describe('audit text: what to collect', () => {
     expect(t.stdout).toMatch(/^ {4}counters\.start\.kprobe_nmissed {2}<- # a module: rp\.kp\.nmissed/m);
     // Every line of a multi-line recipe, not just the first.
     const r = cli(['audit', c('soundness/c09-vendor-kernel.yaml')]);
-    expect(r.stdout).toMatch(/^ {4}ledger\.entries {2}<- kretprobe-triage ledger/m);
-    expect(r.stdout).toMatch(/^ {8}dmesg \| grep -c/m);
+    expect(r.stdout).toMatch(/^ {4}concurrency\.observed_high_water {2}<- # from the entry\/return records/m);
+    expect(r.stdout).toMatch(/^ {8}kretprobe-triage ledger --trace trace\.txt --ops ops\.jsonl$/m);
   });
 
   it('gives a bpftrace case the commands its probes have, never kprobe_profile or tracefs event ids', () => {
     const r = cli(['audit', c('table/writeup-no-counters.yaml')]);
     expect(r.stdout).toMatch(/^ {4}probe\.armed {2}<- bpftool link show/m);
-    expect(r.stdout).toMatch(/^ {4}counters\.source {2}<- none possible: bpftrace attaches through perf_event_open/m);
+    expect(r.stdout).toMatch(/^ {4}ledger\.buffer_overruns {2}<- grep -E '\^Lost \[0-9\]\+ events' <bpftrace output>/m);
     const hints = r.stdout.slice(r.stdout.indexOf('  missing'), r.stdout.indexOf('  next'));
     expect(hints).not.toMatch(/kprobe_profile|events\/kprobes/);
     for (const format of ['json', 'markdown']) {
