@@ -25,3 +25,18 @@ describe('the identity bar', () => {
     for (const t of titles) expect(t.length).toBeLessThan(100);
   });
 });
+
+describe('the identity bar when the known terms exceed eligible', () => {
+  it('marks where eligible ends and says so', () => {
+    const svg = bar(100, [80, 10, 0, 20, null, 0]);
+    const line = /<line class="eligible-end" x1="([\d.]+)"/.exec(svg);
+    expect(line).not.toBeNull();
+    // 100 of the 110 known, over the bar less its 24 px hatched share: (760 - 24) * 100 / 110 + 20.
+    expect(Number(line![1])).toBeCloseTo(689.1, 0);
+    expect(svg).toContain('exceed eligible');
+  });
+
+  it('a bar within eligible has no such line', () => {
+    expect(bar(100, [80, 10, 0, 10, 0, 0])).not.toContain('eligible-end');
+  });
+});

@@ -18,7 +18,7 @@ export interface LayoutRules {
   axes: Record<string, Array<'x' | 'y'>>;
 }
 
-export const MARKERS = '.bins, .bin, .mark, .capture-stop, .miss, .peak, .maxactive';
+export const MARKERS = '.bins, .bin, .mark, .capture-stop, .miss, .peak, .maxactive, .eligible-end';
 
 export async function layoutViolations(page: Page, rules: LayoutRules): Promise<string[]> {
   return page.evaluate(

@@ -362,6 +362,13 @@ export function identityBarSvg(eligible: Ref, terms: IdentityTerm[], balanced: R
     out.push(`<text x="${r1(x + w / 2)}" y="${barY + barH / 2 + 4}" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">?</text>`);
   }
   out.push(`<rect x="${L}" y="${barY}" width="${W - L - R}" height="${barH}" fill="none" stroke="${INK}"/>`);
+  // Known terms that add up to more than eligible: the bar is as long as they are, and a black
+  // line marks where eligible ends (the sentence below says so; the engine's cross-checks say why).
+  const over = total !== undefined && known > total;
+  if (over) {
+    const ex = L + (total / known) * knownW;
+    out.push(`<line class="eligible-end" x1="${r1(ex)}" x2="${r1(ex)}" y1="${barY - 4}" y2="${barY + barH + 4}" stroke="${INK}" stroke-width="2.5"/>`);
+  }
   terms.forEach((t, i) => {
     const col = i % 3;
     const row = Math.floor(i / 3);
@@ -370,7 +377,7 @@ export function identityBarSvg(eligible: Ref, terms: IdentityTerm[], balanced: R
     const fill = typeof t.ref.v === 'number' ? TERM_FILL[t.name] ?? '#999' : 'url(#unknown-hatch)';
     out.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${fill}" stroke="${INK}" stroke-width="0.5"/><text x="${lx + 16}" y="${ly}">${esc(t.name.replace(/_/g, ' '))}: ${vspan(t.ref)}</text>`);
   });
-  const state = balanced.v === true ? '' : balanced.v === false ? ' — the identity does NOT balance' : ' — some terms are unknown (hatched)';
+  const state = (balanced.v === true ? '' : balanced.v === false ? ' — the identity does NOT balance' : ' — some terms are unknown (hatched)') + (over ? '; the known terms exceed eligible (black line)' : '');
   out.push(`<text x="${L}" y="${H - 8}">balanced: ${vspan(balanced)}${esc(state)}</text>`);
   out.push('</svg>');
   return out.join('');
