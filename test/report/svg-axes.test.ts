@@ -32,6 +32,11 @@ describe('the pictures\' axes', () => {
     expect(ticks(picture(3, 2.2e9, 1_000 + 2.2e9), 'x')).toEqual(['0.0 s', '0.5 s', '1.0 s', '1.5 s', '2.0 s', '2.5 s']);
   });
 
+  it('a capture of a few nanoseconds at an uptime of centuries (past 2^53 ns) still has a time axis of whole nanoseconds', () => {
+    const svg = inFlightSvg({ series: { originNs: 1.8e19, widthNs: 1, buckets: [{ startNs: 1.8e19, min: 0, max: 1, last: 1, n: 2 }], peak: 1, peakAtNs: 1.8e19, samples: 2 }, counted: 'accepted instances outstanding', peak: { k: 'ledger:/high_water/value', v: 1 }, maxactive: undefined, stopNs: undefined, misses: [], missDelta: undefined, bucket: { k: 'observed:/series/widthNs', v: 1, unit: 'ns' } });
+    expect(ticks(svg, 'x')).toEqual(['0 ns', '1 ns', '2 ns', '3 ns', '4 ns', '5 ns']);
+  });
+
   it('counts of five digits read in SI form, zero as 0', () => {
     const svg = histogramSvg({ bins: [{ loNs: 1e4, hiNs: 2e4, count: 30_238 }, { loNs: 2e4, hiNs: 4e4, count: 100 }], marks: [], coverage: [], from: 'all admitted pairs' });
     expect(ticks(svg, 'y')).toEqual(['0', '5k', '10k', '15k', '20k', '25k', '30k', '35k']);

@@ -29,6 +29,8 @@ const r1 = (x: number): string => (Math.round(x * 10) / 10).toString();
  */
 const CHAR_W = 7.2;
 const textW = (s: string): number => s.length * CHAR_W;
+/** Bold text is about this much wider. */
+const BOLD = 1.08;
 interface Box { l: number; t: number; r: number; b: number }
 /** The box of a 12 px text line: `x` its left edge, `y` its baseline. */
 const lineBox = (x: number, y: number, w: number): Box => ({ l: x, t: y - 12, r: x + w, b: y + 4 });
@@ -88,8 +90,11 @@ export function inFlightSvg(p: InFlightPicture): string {
   // Headroom over the peak and the maxactive line, so their labels fit inside the plot.
   const { y, ticks: yTicks, label: yLabel } = countScale(Math.ceil(Math.max(s.peak, cap ?? 0) * 1.15), [H - B, T]);
   // Time in one unit for the whole axis (the one the capture reaches), so every tick reads alike.
-  const [unit, unitName] = UNITS.find(([u]) => t1 - t0 >= u) ?? [1, 'ns'];
-  const x = scaleLinear().domain([0, (t1 - t0) / unit]).nice(6).range([L, W - R]);
+  // At least 1 ns: past 2^53 ns (uptimes of centuries) t0 + 1 rounds back to t0.
+  const span = Math.max(1, t1 - t0);
+  const [unit, unitName] = UNITS.find(([u]) => span >= u) ?? [1, 'ns'];
+  // Nanoseconds are whole: an axis of at least 5 ns has whole-number ticks.
+  const x = scaleLinear().domain([0, unit === 1 ? Math.max(5, span) : span / unit]).nice(6).range([L, W - R]);
   const X = (t: number): number => x((t - t0) / unit);
   const Y = (v: number): number => y(v);
   const out: string[] = [svgOpen(W, H, 'In-flight calls over time', `${p.counted}, per time bucket its minimum and maximum, against the effective maxactive; misses and capture stop marked`)];
@@ -244,7 +249,8 @@ export function histogramSvg(p: HistogramPicture): string {
   const L = 64;
   const R = 24;
   const B = 46;
-  const PLOT = 180;
+  // Percentiles alone have no counts: a low strip is enough for their lines.
+  const PLOT = p.bins.some((b) => b.count > 0) ? 180 : 72;
   const ROW = 16;
   const marks = p.marks.filter((m) => typeof m.ref.v === 'number' && (m.ref.v as number) > 0);
   const bins = p.bins.filter((b) => b.count > 0);
@@ -259,7 +265,19 @@ export function histogramSvg(p: HistogramPicture): string {
   const labels = marks.map((m) => `${m.label} ${shown(m.ref)}`);
   const rows = markRows(marks.map((m, i) => ({ x: X(m.ref.v as number), w: textW(labels[i]!) })), W - R);
   const nRows = rows.reduce((n, r) => Math.max(n, r.row + 1), 0);
-  const T = 48 + nRows * ROW + 6;
+  // The coverage in bold, on as many lines as it needs to stay inside the picture.
+  const coverage: string[][] = [[]];
+  let used = textW('coverage: ');
+  for (const c of p.coverage) {
+    const w = textW(`${c.label} ${shown(c.ref)} · `) * BOLD;
+    if (used + w > W - L - R && coverage[coverage.length - 1]!.length) {
+      coverage.push([]);
+      used = 16;
+    }
+    coverage[coverage.length - 1]!.push(`${esc(c.label)} ${vspan(c.ref)}`);
+    used += w;
+  }
+  const T = 48 + (coverage.length - 1) * 16 + nRows * ROW + 6;
   const H = T + PLOT + B;
   const out: string[] = [svgOpen(W, H, 'Duration distribution with its coverage', `durations of ${p.from}, log time axis, with the coverage they were computed from`)];
 
@@ -299,11 +317,11 @@ export function histogramSvg(p: HistogramPicture): string {
     out.push(`<line class="mark" x1="${r1(mx)}" x2="${r1(mx)}" y1="${base - 8}" y2="${H - B}" stroke="${INK}" stroke-width="1.2" stroke-dasharray="${i % 2 ? '2 2' : '5 3'}"/>`);
     out.push(`<text x="${r1(l)}" y="${base}">${esc(m.label)} ${vspan(m.ref)}</text>`);
   });
-  const cov = p.coverage.map((c) => `${esc(c.label)} ${vspan(c.ref)}`).join(' · ');
-  out.push(`<text class="coverage" x="${L}" y="18" font-weight="bold">coverage: ${cov}</text>`);
+  coverage.forEach((line, i) => out.push(`<text class="coverage" x="${i ? L + 16 : L}" y="${18 + i * 16}" font-weight="bold">${i ? '' : 'coverage: '}${line.join(' · ')}${i < coverage.length - 1 ? ' ·' : ''}</text>`));
+  const dy = 18 + coverage.length * 16 + 2;
   out.push(bins.length
-    ? `<text x="${L}" y="36">durations of ${esc(p.from)}: not representative of calls that were missed, filtered or still running</text>`
-    : `<text x="${L}" y="36">no distribution recorded: percentiles only, from ${esc(p.from)}</text>`);
+    ? `<text x="${L}" y="${dy}">durations of ${esc(p.from)}: not representative of calls that were missed, filtered or still running</text>`
+    : `<text x="${L}" y="${dy}">no distribution recorded: percentiles only, from ${esc(p.from)}</text>`);
   out.push('</svg>');
   return out.join('');
 }
