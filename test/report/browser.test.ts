@@ -232,6 +232,24 @@ describe('the investigation report in chromium', () => {
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
   }, 60_000);
+  // More shapes of picture: percentiles from the case alone (no trace), a failed registration,
+  // filtering, a capture at an uptime of centuries (timestamps past 2^53 ns).
+  it.each([
+    ['percentiles from the case alone', ['cases/lab/6.12/adequate.yaml']],
+    ['a stopped probe', ['cases/lab/6.12/stopped.yaml']],
+    ['a filtering entry handler', ['cases/lab/6.12/mod-filtering.yaml']],
+    ['a refused registration', ['cases/lab/6.12/fail-r0.yaml']],
+    ['timestamps past 2^53 ns', ['cases/lab/6.12/constrained.yaml', '--ops', 'test/fixtures/ledger/truths/uptime-570y.ops.jsonl', '--trace', 'test/fixtures/ledger/truths/uptime-570y.probe.jsonl']],
+  ])('%s: the pictures are laid out without collisions', async (name, args) => {
+    const html = path.join(work, `${name.replace(/\W+/g, '-')}.html`);
+    const r = cli(['report', ...args, '-o', html, '--force']);
+    expect(r.code, r.stderr).toBe(0);
+    const { page, requests, errors } = await openReport(html);
+    // Percentiles without a distribution have no counts, so no count axis.
+    expect(await layoutViolations(page, { axes: { inflight: ['x', 'y'], durations: ['x'] } })).toEqual([]);
+    await page.close();
+    expect([...errors, ...requests]).toEqual([]);
+  });
 });
 
 // The layout checks on pictures made to break each one: a check that passes these is no check.
