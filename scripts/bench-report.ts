@@ -8,11 +8,10 @@
  *   node dist/scripts/bench-report.js [--events 10000000] [--dir bench-out]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Truth } from './gen-trace.js';
-import { generatedCase } from './report-case.js';
+import { ensureTrace, generatedCase } from './report-case.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -29,18 +28,6 @@ async function child(args: string[]): Promise<void> {
   process.stdout.write(JSON.stringify({ ms: performance.now() - t0, maxRssMb: process.resourceUsage().maxRSS / 1024, code }));
 }
 
-function ensureTrace(dir: string, events: number): Truth {
-  const truthFile = path.join(dir, 'truth.json');
-  if (existsSync(truthFile)) {
-    const t = JSON.parse(readFileSync(truthFile, 'utf8')) as Truth;
-    if (t.params.events === events) return t;
-  }
-  process.stderr.write(`generating ${events} events into ${dir} ...\n`);
-  const r = spawnSync(process.execPath, [path.join(root, 'dist/scripts/gen-trace.js'), '--events', String(events), '--out', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error('gen-trace failed');
-  return JSON.parse(readFileSync(truthFile, 'utf8')) as Truth;
-}
-
 async function bench(argv: string[]): Promise<void> {
   const get = (name: string): string | undefined => {
     const i = argv.indexOf(name);
@@ -50,7 +37,7 @@ async function bench(argv: string[]): Promise<void> {
   const base = path.resolve(get('--dir') ?? path.join(root, 'bench-out'));
   // The same directory bench:ledger uses, so one generated trace serves both.
   const dir = path.join(base, `gen-${events}`);
-  const truth = ensureTrace(dir, events);
+  const truth = ensureTrace(root, dir, events);
   const caseFile = path.join(dir, 'report-case.yaml');
   writeFileSync(caseFile, generatedCase(truth));
   for (const [form, peak] of [['trace.txt', truth.text.high_water], ['probe.jsonl', truth.jsonl.high_water]] as const) {

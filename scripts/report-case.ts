@@ -4,7 +4,23 @@
  * filters), its caller model and its miss counter around the run. Used by the report's browser
  * test and by `npm run bench:report`.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Truth } from './gen-trace.js';
+
+/** A generated trace of `events` events in `dir`, made by dist/scripts/gen-trace.js unless it is there already. */
+export function ensureTrace(root: string, dir: string, events: number): Truth {
+  const truthFile = path.join(dir, 'truth.json');
+  if (existsSync(truthFile)) {
+    const t = JSON.parse(readFileSync(truthFile, 'utf8')) as Truth;
+    if (t.params.events === events) return t;
+  }
+  process.stderr.write(`generating ${events} events into ${dir} ...\n`);
+  const r = spawnSync(process.execPath, [path.join(root, 'dist/scripts/gen-trace.js'), '--events', String(events), '--out', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error('gen-trace failed');
+  return JSON.parse(readFileSync(truthFile, 'utf8')) as Truth;
+}
 
 export function generatedCase(truth: Truth, id = 'generated-trace'): string {
   const p = truth.params;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCase } from '../../src/index.js';
 import { caseFacts } from '../../src/facts/facts.js';
@@ -11,20 +11,24 @@ import { refText, type Unit } from '../../src/report/investigation/values.js';
 import { generatedCase } from '../../scripts/report-case.js';
 import type { Truth } from '../../scripts/gen-trace.js';
 import { cli, ROOT } from '../cli/helpers.js';
+import { layoutViolations, type LayoutRules } from './layout.js';
 
 /**
  * The investigation report in a real browser: Debian's chromium (installed by
  * scripts/install-test-deps.sh) driven by playwright-core, scripts off, every request refused.
  * Screenshots go to test-output/report-browser/ (look at them).
  *
- * Two reports: a lab case with its recorded trace, and a generated 1 M-record ledger (the 10 M
- * one is `npm run bench:report`: generating and reading it twice would take minutes here).
+ * Three reports: a lab case with its recorded trace, a generated 1 M-record ledger (the 10 M
+ * one is `npm run bench:report`: generating and reading it twice would take minutes here) and a
+ * write-up. On each, the pictures' layout is measured (test/report/layout.ts).
  */
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = path.join(ROOT, 'test-output', 'report-browser');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Labels, not values: percentile names. */
 const LABELS = /\bp(50|90|99)\b/g;
+/** The axes each picture draws: the in-flight count over time and the duration histogram. */
+const AXES: LayoutRules = { axes: { inflight: ['x', 'y'], durations: ['x', 'y'] } };
 
 let browser: BrowserContext;
 let profile: string;
@@ -66,7 +70,7 @@ async function sourcesFor(caseFile: string, ledgerArgs: string[], shownFile: str
   return { verdict, ledger: JSON.parse(l.stdout) as Record<string, unknown>, case: data, facts: caseFacts(data).values };
 }
 
-async function checkInBrowser(name: string, htmlFile: string, src: Sources): Promise<number> {
+async function openReport(htmlFile: string) {
   const page = await browser.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
@@ -77,13 +81,24 @@ async function checkInBrowser(name: string, htmlFile: string, src: Sources): Pro
   page.on('pageerror', (e) => errors.push(e.message));
   await page.route('**/*', (route) => route.abort());
   await page.setContent(readFileSync(htmlFile, 'utf8'), { waitUntil: 'load' });
+  return { page, requests, errors };
+}
 
-  for (const id of SECTION_IDS) expect(await page.locator(`section#${id} > h2`).isVisible(), id).toBe(true);
-  expect(await page.locator('figure svg').count()).toBe(3);
-  for (const fig of ['inflight', 'durations', 'identity']) expect(await page.locator(`#fig-${fig} svg`).isVisible(), fig).toBe(true);
+/** An accounting term the verdict leaves unknown is drawn: a hatched share of the bar at least 8 px wide. */
+async function expectUnknownVisible(page: Page, verdict: Record<string, unknown>): Promise<void> {
+  const a = verdict.accounting as Record<string, unknown>;
+  const unknown = ['returned', 'filtered', 'in_flight_at_stop', 'capacity_missed', 'not_covered', 'unexplained'].filter((t) => a[t] === null);
+  if (!unknown.length) return;
+  const hatch = page.locator('#fig-identity [data-term="unknown"]');
+  expect(await hatch.count(), `unknown: ${unknown.join(', ')}`).toBe(1);
+  expect((await hatch.boundingBox())!.width).toBeGreaterThanOrEqual(8);
+}
 
+/** Every value on the page equal to the JSON it names (data-k), formatted as the page formats it; no value is a JSON dump. */
+async function expectValuesFromSources(page: Page, src: Sources) {
   const refs = await page.$$eval('[data-k]', (els) => els.map((e) => ({ k: e.getAttribute('data-k')!, unit: e.getAttribute('data-unit'), v: e.getAttribute('data-v'), nul: e.getAttribute('data-null'), text: e.textContent ?? '' })));
   for (const r of refs) {
+    expect(r.text, `${r.k}: a JSON dump`).not.toMatch(/^[{[]/);
     const i = r.k.indexOf(':');
     const source = r.k.slice(0, i);
     const p = r.k.slice(i + 1);
@@ -96,6 +111,18 @@ async function checkInBrowser(name: string, htmlFile: string, src: Sources): Pro
     if (r.v !== null) expect(Number(r.v), r.k).toBe(v);
     expect(r.text, r.k).toBe(refText(v, (r.unit ?? undefined) as Unit | undefined, r.nul ?? undefined));
   }
+  return refs;
+}
+
+async function checkInBrowser(name: string, htmlFile: string, src: Sources): Promise<number> {
+  const { page, requests, errors } = await openReport(htmlFile);
+  await expectUnknownVisible(page, src.verdict);
+  expect(await layoutViolations(page, AXES)).toEqual([]);
+  for (const id of SECTION_IDS) expect(await page.locator(`section#${id} > h2`).isVisible(), id).toBe(true);
+  expect(await page.locator('figure svg').count()).toBe(3);
+  for (const fig of ['inflight', 'durations', 'identity']) expect(await page.locator(`#fig-${fig} svg`).isVisible(), fig).toBe(true);
+
+  const refs = await expectValuesFromSources(page, src);
   // Every other digit on the page is an axis tick: nothing shown is a number without a source.
   const stray = await page.evaluate(() => {
     const out: string[] = [];
@@ -172,4 +199,83 @@ describe('the investigation report in chromium', () => {
     expect([...seen]).toEqual(expect.arrayContaining(['/counters/0/delta', '/series/peak']));
     expect(checked).toBeGreaterThan(150);
   }, 180_000);
+
+  it('a write-up: every value equal to the audit verdict and the extracted case, its one picture (the identity bar) laid out without collisions, nothing fetched', async () => {
+    const html = path.join(OUT, 'writeup-pipe-read-tracefs-r2.html');
+    const r = cli(['report', 'cases/writeups/pipe-read-tracefs-r2.md', '-o', html, '--force']);
+    expect(r.code, r.stderr).toBe(0);
+    // The sources: the verdict as audit gives it, the case as writeup extract writes it.
+    const a = cli(['audit', 'cases/writeups/pipe-read-tracefs-r2.md', '--format', 'json']);
+    expect(a.stderr).toBe('');
+    const extracted = path.join(work, 'writeup-extracted.yaml');
+    const x = cli(['writeup', 'extract', 'cases/writeups/pipe-read-tracefs-r2.md', '-o', extracted, '--force']);
+    expect(x.code, x.stderr).toBe(0);
+    const data = (await loadCase(extracted)).data;
+    const verdict = JSON.parse(a.stdout) as Record<string, unknown>;
+    const { page, requests, errors } = await openReport(html);
+    await expectUnknownVisible(page, verdict);
+    const refs = await expectValuesFromSources(page, {
+      verdict,
+      ledger: {},
+      case: data,
+      facts: caseFacts(data).values,
+      observed: (p) => {
+        throw new Error(`unexpected observed value ${p}`);
+      },
+    });
+    expect(refs.length).toBeGreaterThan(100);
+    expect(await page.locator('figure svg').count()).toBe(1);
+    expect(await page.locator('#fig-identity svg').isVisible()).toBe(true);
+    expect(await layoutViolations(page, AXES)).toEqual([]);
+    await page.screenshot({ path: path.join(OUT, 'writeup-pipe-read-tracefs-r2.png'), fullPage: true });
+    await page.close();
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+  }, 60_000);
+  // More shapes of picture: percentiles from the case alone (no trace), a failed registration,
+  // filtering, a capture at an uptime of centuries (timestamps past 2^53 ns).
+  it.each([
+    ['percentiles from the case alone', ['cases/lab/6.12/adequate.yaml']],
+    ['a stopped probe', ['cases/lab/6.12/stopped.yaml']],
+    ['a filtering entry handler', ['cases/lab/6.12/mod-filtering.yaml']],
+    ['a refused registration', ['cases/lab/6.12/fail-r0.yaml']],
+    ['timestamps past 2^53 ns', ['cases/lab/6.12/constrained.yaml', '--ops', 'test/fixtures/ledger/truths/uptime-570y.ops.jsonl', '--trace', 'test/fixtures/ledger/truths/uptime-570y.probe.jsonl']],
+  ])('%s: the pictures are laid out without collisions', async (name, args) => {
+    const html = path.join(work, `${name.replace(/\W+/g, '-')}.html`);
+    const r = cli(['report', ...args, '-o', html, '--force']);
+    expect(r.code, r.stderr).toBe(0);
+    const { page, requests, errors } = await openReport(html);
+    // Percentiles without a distribution have no counts, so no count axis.
+    expect(await layoutViolations(page, { axes: { inflight: ['x', 'y'], durations: ['x'] } })).toEqual([]);
+    await page.close();
+    expect([...errors, ...requests]).toEqual([]);
+  });
+});
+
+// The layout checks on pictures made to break each one: a check that passes these is no check.
+const figure = (name: string, body: string, w = 200, h = 100) => `<figure id="fig-${name}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" font-family="sans-serif" font-size="12">${body}</svg></figure>`;
+const fourTicks = (axis: 'x' | 'y') => [10, 50, 90, 130].map((x) => (axis === 'x' ? `<text data-tick="x" x="${x}" y="95">${x}</text>` : `<text data-tick="y" x="4" y="${x / 2 + 10}" font-size="8">${x}</text>`)).join('');
+describe('the layout checks fail on a broken picture', () => {
+  it.each([
+    ['overlap', figure('a', '<text x="10" y="30">capture stop</text><text x="30" y="32">peak 3</text>'), /a: overlap/],
+    ['on-marker', figure('a', '<rect class="bins" x="20" y="10" width="50" height="60"/><text x="30" y="40">p50 2 ms</text>'), /a: on-marker "p50 2 ms" on \.bins/],
+    ['clipped', figure('a', '<text x="150" y="30">accounting identity</text>'), /a: clipped/],
+    ['too few ticks', figure('durations', `${fourTicks('x')}<text data-tick="y" x="4" y="20">2</text><text data-tick="y" x="4" y="80">0</text>`), /durations: ticks y 2/],
+    ['a required axis missing', figure('inflight', fourTicks('x')), /inflight: ticks y 0/],
+    ['a word split between spans', figure('a', '<text x="10" y="30">not covered: <tspan>unknow</tspan><tspan>n</tspan></text>'), /a: broken-word "unknow\|n"/],
+    ['a word split between texts', figure('a', '<text x="10" y="30" text-anchor="end" transform="translate(60 0)">unknow</text><text x="70" y="30">n</text>'), /a: broken-word/],
+  ])('%s', async (_, body, expected) => {
+    const page = await browser.newPage();
+    await page.setContent(`<!DOCTYPE html><html><body style="margin:0">${body}</body></html>`);
+    const v = await layoutViolations(page, AXES);
+    await page.close();
+    expect(v.join('\n')).toMatch(expected);
+  });
+
+  it('a clean picture passes', async () => {
+    const page = await browser.newPage();
+    await page.setContent(`<!DOCTYPE html><html><body>${figure('durations', `${fourTicks('x')}${fourTicks('y')}<text x="40" y="20">p50 2 ms</text>`)}</body></html>`);
+    expect(await layoutViolations(page, AXES)).toEqual([]);
+    await page.close();
+  });
 });

@@ -117,6 +117,10 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
   const v = input.verdict;
   const L = input.ledger;
   const sections: Section[] = [];
+  // The one miss figure: the accounting identity's (the engine's, from the case). The identity
+  // bar and the histogram's coverage line both draw this Ref, so the pictures cannot disagree on
+  // how many calls were missed.
+  const missed = R.verdict(ptr('accounting', 'capacity_missed'));
 
   // 1. Verdict and the reasoning chain.
   {
@@ -223,7 +227,8 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
       }
     }
     blocks.push({ t: 'table', head: ['caller model', 'value', 'from'], rows });
-    if (L) {
+    // A series without a bucket has nothing to draw: no picture, the sentence below says so.
+    if (L && L.series.buckets.length) {
       const r = L.view.report.result;
       // The series counts open entry records: accepted instances, or with a separate entry event
       // the entry events without a return yet. Those include missed calls, whose entry never gets
@@ -249,6 +254,8 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
         }),
       });
       blocks.push({ t: 'p', c: ['Series: ', R.observed('/series/samples', L.series.samples), ' records in ', R.observed('/series/buckets', L.series.buckets.length), ' buckets of ', R.observed('/series/widthNs', L.series.widthNs, 'ns'), '; series peak ', R.observed('/series/peak', L.series.peak), mark === '/demand/upper' ? ' (the ledger demand ceiling: ' : ' (the ledger high-water mark: ', R.ledger(mark), ').'] });
+    } else if (L) {
+      blocks.push({ t: 'p', c: ['The probe records hold no entry or return: no in-flight picture.'] });
     } else {
       blocks.push({ t: 'p', c: ['No trace was given (--ops/--trace): the in-flight picture needs the probe records.'] });
     }
@@ -336,7 +343,7 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     };
     const terms = Object.keys(meaning);
     blocks.push({ t: 'p', c: ['eligible ', R.verdict('/accounting/eligible'), ' = ', ...terms.flatMap((t, i) => [...(i ? [' + '] : []), `${t.replace(/_/g, ' ')} `, R.verdict(ptr('accounting', t))]), '; balanced: ', R.verdict('/accounting/balanced'), '.'] });
-    const bar: IdentityTerm[] = terms.map((t) => ({ name: t, ref: R.verdict(ptr('accounting', t)) }));
+    const bar: IdentityTerm[] = terms.map((t) => ({ name: t, ref: t === 'capacity_missed' ? missed : R.verdict(ptr('accounting', t)) }));
     // A bar with every part unknown draws nothing: left out (the sentence above says it all).
     const a = input.verdict.accounting as unknown as Record<string, number | null>;
     if ([a.eligible, ...terms.map((t) => a[t])].some((x) => x !== null && x !== undefined)) {
@@ -375,16 +382,14 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
       ? [
           { label: 'eligible', ref: R.ledger('/coverage/eligible') },
           { label: 'accepted', ref: R.ledger('/coverage/accepted') },
-          // The miss figure of the accounting identity (the engine's, from the case), the same
-          // one the identity bar draws: two pictures must not disagree on how many were missed.
-          { label: 'missed', ref: R.verdict('/accounting/capacity_missed') },
+          { label: 'missed', ref: missed },
           { label: 'filtered', ref: R.ledger('/coverage/filtered') },
           { label: 'incomplete', ref: R.ledger('/coverage/incomplete') },
         ]
       : [
           { label: 'eligible', ref: R.verdict('/accounting/eligible') },
           { label: 'accepted', ref: R.fact('accounting.accepted') },
-          { label: 'missed', ref: R.verdict('/accounting/capacity_missed') },
+          { label: 'missed', ref: missed },
           { label: 'filtered', ref: R.verdict('/accounting/filtered') },
           { label: 'in flight', ref: R.verdict('/accounting/in_flight_at_stop') },
           { label: 'unexplained', ref: R.verdict('/accounting/unexplained') },
