@@ -39,6 +39,11 @@ function slug(file: string): string {
   return `writeup-${s || 'untitled'}`;
 }
 
+/** Lines that open a tracer's error output (bcc's traceback and its libbpf line). */
+const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, )/;
+/** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
+const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
+
 const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
 
 // Each field's own part of the zod case schema (BASE_FACTS is read from the schema's
@@ -112,6 +117,8 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     } else if (piece.type === 'block') {
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
+      // A tracer's error pasted without a fence (a traceback in the post's text) is still the artifact.
+      if (!piece.heading && piece.lines.some((l) => PASTED_ERROR.test(l.text))) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
       sentencesOf(piece.lines, sentences);
     }
@@ -120,8 +127,14 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
-  facts.push(...artifacts.finish());
+  facts.push(...artifacts.finish(RETURN_PROBE.test(text)));
   facts.sort(byPosition);
+  // A setting stated of another tool than the one the case's probe is made with (or when that is not
+  // known) is not the case's: two subjects, or unknown, never a blend.
+  if (facts.some((f) => f.about !== undefined)) {
+    const iface = facts.filter((f) => f.path === 'probe.interface' && f.about === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
+    for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.about !== undefined && facts[i]!.about !== iface) facts.splice(i, 1);
+  }
   claims.sort(byPosition);
   notClaims.sort(byPosition);
 

@@ -242,7 +242,10 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   for (const p of lex.facts) {
     matches(p.re, p.needs, (m, i, s, start, end) => {
       if (question(i)) return;
-      if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) return;
+      const clause = clauseAround(s.text, start, end);
+      if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
+      if (insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
@@ -262,7 +265,13 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         } else value = valT;
         if (value === undefined) continue;
         const pos = s.at(where);
-        record(i, { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id }, start, end);
+        const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
+        // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
+        if (path.startsWith('probe.maxactive.')) {
+          const owner = toolBefore(s.text, start, lex);
+          if (owner !== undefined) f.about = owner;
+        }
+        record(i, f, start, end);
       }
     });
   }
@@ -290,7 +299,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     }
     for (const [i, { m, value, start, end }] of first) {
       const s = sentences[i]!;
-      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
+      const clause = clauseAround(s.text, start, end);
+      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) continue;
       const vAt = m.indices?.groups?.v?.[0];
       const pos = s.at(vAt === undefined ? start : vAt);
       record(i, { path: 'probe.interface', value, line: pos.line, col: pos.col, text: m[0].trim(), origin: 'sentence', via: 'interface' }, start, end);
@@ -309,7 +319,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         while (clauseStart > 0 && !/[,;:(—]/.test(s.text[clauseStart - 1]!)) clauseStart--;
         const reason: NotAClaim['reason'] | undefined =
           question(i) ? 'question'
-          : n.hedge.test(s.text) ? 'hedged'
+          : n.hedge.test(s.text) || n.conditional.test(clauseAround(s.text, start, end)) ? 'hedged'
           : insideQuotes(s.text, start) ? 'quoted'
           : n.attribution.test(s.text.slice(0, start)) ? 'attributed'
           : n.negationBefore.test(s.text.slice(clauseStart, start)) || n.negationAfter.test(s.text.slice(end)) ? 'negated'
@@ -420,6 +430,17 @@ function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): M
     if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);
   }
   return out;
+}
+
+/** The interface the sentence names last before `at`, if any. */
+function toolBefore(text: string, at: number, lex: Lexicon): string | undefined {
+  const before = text.slice(0, at);
+  let best: { at: number; value: string } | undefined;
+  for (const t of lex.tools) {
+    t.re.lastIndex = 0;
+    for (let m = t.re.exec(before); m !== null; m = t.re.exec(before)) if (!best || m.index > best.at) best = { at: m.index, value: t.value };
+  }
+  return best?.value;
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {
