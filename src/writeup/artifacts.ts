@@ -135,11 +135,11 @@ export class ArtifactFacts {
 
   /**
    * Facts that need every artifact: probe definitions and which kprobe_profile row is the return
-   * event. `mentionsReturn`: the write-up names a return probe anywhere (kretprobe, return probe);
+   * event. `mentionsReturn` (asked only when an entry probe's facts are waiting): the write-up names a return probe anywhere (kretprobe, return probe);
    * when it does not and no artifact shows one, the thread is about its entry probe, whose facts are
    * then the case's (a failed `p:` stays apart from an `r:` only where there is an `r:`).
    */
-  finish(mentionsReturn = true): WriteupFact[] {
+  finish(mentionsReturn: () => boolean = () => true): WriteupFact[] {
     const all = this.defs.flatMap((d) => d.facts.map((f) => ({ d, f })));
     const ret = [...all].reverse().find((x) => x.f.subject?.kind === 'return' && x.f.path === 'probe.interface');
     for (const { d, f } of all) if (f.subject?.kind === 'return') this.facts.push(placed(f, d.a.lines, d.a.kind));
@@ -181,7 +181,7 @@ export class ArtifactFacts {
     if (this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok' && f.value !== 'error')) {
       for (let i = this.facts.length - 1; i >= 0; i--) if (this.facts[i]!.path === 'probe.registration.result' && this.facts[i]!.value === 'error') this.facts.splice(i, 1);
     }
-    if (!mentionsReturn && !this.sawReturn && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return'))) {
+    if (this.entryFacts.length + this.defs.length > 0 && !this.sawReturn && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return')) && !mentionsReturn() && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return'))) {
       for (const d of this.defs) for (const f of d.facts) if (f.subject?.kind === 'entry') this.facts.push(placed(f, d.a.lines, d.a.kind));
       this.facts.push(...this.entryFacts);
     }

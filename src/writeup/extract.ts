@@ -127,7 +127,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
-  facts.push(...artifacts.finish(RETURN_PROBE.test(text)));
+  facts.push(...artifacts.finish(() => RETURN_PROBE.test(text)));
   facts.sort(byPosition);
   // A setting stated of another tool than the one the case's probe is made with (or when that is not
   // known) is not the case's: two subjects, or unknown, never a blend.
