@@ -58,6 +58,8 @@ export interface ReadContext {
   release?: string;
   /** The symbol kallsyms is searched for. */
   target?: string;
+  /** Which probe counts into each keyed map entry (`@n[1]` → return), from the script that printed the output (countMapKinds). */
+  countMaps?: ReadonlyMap<string, 'entry' | 'return'>;
   /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
   bpftraceMaps?: ReadonlyArray<{ re: RegExp; fact: string }>;
 }
@@ -178,12 +180,14 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'bpftrace',
     command: /^bpftrace\b/,
-    sniff: (text, _n, ctx) => (/^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^Attaching \d+ probes?\.\.\./m.test(text)) && /^Attaching \d+ probes?/m.test(text),
+    // Its output: "Attaching N probes...", or (pasted alone) nothing but printed map values.
+    sniff: (text, nonblank, ctx) => ((/^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^Attaching \d+ probes?\.\.\./m.test(text)) && /^Attaching \d+ probes?/m.test(text)) || nonblank.every((l) => /^@[A-Za-z0-9_]*(?:\[[^\]]*\])?: \d+$/.test(l.trim())),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace'),
   },
   {
     kind: 'bpftrace-script',
-    sniff: (_t, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? ''),
+    // A script fenced as bpftrace, or one whose lines open probes (`kretprobe:nfsd_dispatch {`).
+    sniff: (text, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^\s*(?:kretprobe|kprobe|kr|k):[A-Za-z_]\w*\s*(?:\/[^/\n]*\/\s*)?\{?\s*$/m.test(text),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace-script'),
   },
   {
@@ -552,7 +556,9 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
 function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftrace-script'): ArtifactReading {
   const lines = linesOf(text);
   const f = new Facts(lines);
-  const scriptAt = lines.findIndex((l) => /\b(?:kretprobe|kr|fexit|kretfunc|fr|kprobe|k|fentry|kfunc):\w/.test(l));
+  const isProbeLine = (l: string) => /\b(?:kretprobe|kr|fexit|kretfunc|fr|kprobe|k|fentry|kfunc):\w/.test(l);
+  // The return probe's line, wherever the script opens it; else the first probe's.
+  const scriptAt = Math.max(lines.findIndex((l) => isProbeLine(l) && bpftraceProbes(l).some((p) => p.kind === 'kretprobe' || p.kind === 'fexit')), lines.findIndex(isProbeLine));
   let subject: Subject | undefined;
   if (scriptAt >= 0) {
     const script = lines[scriptAt]!;
@@ -591,6 +597,20 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   for (const m of r.maps) {
     const to = ctx.bpftraceMaps?.find((x) => x.re.test(m.name));
     if (to && m.key === undefined) f.add(to.fact, m.value, m.line, `@${m.name}`, subject);
+  }
+  // Keyed counts the script assigns per probe: the last value printed of each is the total (count() never falls).
+  if (ctx.countMaps && ctx.countMaps.size > 0) {
+    const last = new Map<'entry' | 'return', { value: number; line: number; name: string }>();
+    for (const m of r.maps) {
+      const k = m.key === undefined ? undefined : ctx.countMaps.get(`${m.name}[${m.key.trim()}]`);
+      if (k) last.set(k, { value: m.value, line: m.line, name: `@${m.name}[${m.key}]` });
+    }
+    const e = last.get('entry');
+    const ret = last.get('return');
+    if (e) f.add('ledger.entry_events', e.value, e.line, e.name, subject);
+    if (ret) f.add('ledger.returns', ret.value, ret.line, ret.name, subject);
+    // The return probe counted calls: it was registered and armed.
+    if (ret && ret.value > 0 && failedAt === undefined && !r.attached) f.add('probe.registration.result', 'ok', ret.line, ret.name, subject);
   }
   const lost = r.lost.reduce((s, x) => s + x.count, 0);
   if (r.lost.length) f.add('ledger.lost_events', lost, r.lost[0]!.line, 'Lost');

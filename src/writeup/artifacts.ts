@@ -1,3 +1,4 @@
+import { countMapKinds } from '../evidence/bpftrace.js';
 import { bareEventName } from '../evidence/trace.js';
 import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type CitedFact } from '../evidence/artifacts.js';
 import type { SourceLine } from './document.js';
@@ -86,6 +87,8 @@ export class ArtifactFacts {
   /** Facts about an entry probe, kept apart: the case's only when the write-up shows no return probe (finish). */
   private readonly entryFacts: WriteupFact[] = [];
   private sawReturn = false;
+  /** Keyed count maps of the last bpftrace script pasted, for its output pasted apart. */
+  private countMaps: ReadonlyMap<string, 'entry' | 'return'> | undefined;
 
   constructor(private readonly lex: Lexicon) {}
 
@@ -97,7 +100,8 @@ export class ArtifactFacts {
       this.kallsyms.push(a);
       return;
     }
-    const r = readArtifact(a.kind, text, { ...(command !== undefined ? { command } : {}), bpftraceMaps: this.lex.bpftraceMaps });
+    if (a.kind === 'bpftrace-script' || (a.kind === 'bpftrace' && command !== undefined)) this.countMaps = countMapKinds(text);
+    const r = readArtifact(a.kind, text, { ...(command !== undefined ? { command } : {}), bpftraceMaps: this.lex.bpftraceMaps, ...(this.countMaps ? { countMaps: this.countMaps } : {}) });
     const put = (fs: CitedFact[]) => { for (const f of fs) this.facts.push(placed(f, a.lines, a.kind)); };
     // A fact about an entry probe is not the return probe's (a failed `p:` says nothing of the `r:`).
     const mine = r.facts.filter((f) => f.subject?.kind !== 'entry');

@@ -195,6 +195,18 @@ const THREADS: Array<{ name: string; url: string; text: string; facts: Record<st
     text: 'CWS attaches the kprobe by exact name, so attachment fails:\n\n```\nsymbol \'attach_recursive_mnt\' not found: invalid argument\n```\n',
     facts: { 'probe.target': 'attach_recursive_mnt', 'probe.registration.result': 'EINVAL' },
   },
+  {
+    name: 'class 2/4: a bpftrace script pasted without a fence name, its keyed counts per probe printed apart',
+    url: 'https://github.com/bpftrace/bpftrace/issues/1811',
+    text: '```\nkprobe:nfsd_dispatch {\n        @enters[0] = count();\n}\n\nkretprobe:nfsd_dispatch {\n        @enters[1] = count();\n}\n\ninterval:s:1 {\n        print(@enters);\n}\n```\nWhen I copy data to the nfs mountpoint, below is the output:\n```\n@enters[1]: 89\n@enters[0]: 408\n\n@enters[1]: 91\n@enters[0]: 410\n```\n',
+    facts: { 'probe.interface': 'bpftrace', 'probe.target': 'nfsd_dispatch', 'probe.registration.result': 'ok', 'ledger.entry_events': 410, 'ledger.returns': 91 },
+  },
+  {
+    name: 'class 8: the author says the probed function sleeps; the target named in a code span',
+    url: 'https://github.com/iovisor/bcc/issues/1072',
+    text: 'tools/tcpaccept.py installs a kretprobe on `inet_csk_accept()` but that function can sleep for a long time (waiting for an incoming connection).\n',
+    facts: { 'probe.target': 'inet_csk_accept', 'concurrency.target_sleeps': true },
+  },
 ];
 
 describe('reader classes 3-8 on real threads (issue 21)', () => {
