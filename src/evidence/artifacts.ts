@@ -22,7 +22,7 @@ import { parsePerfProbe } from './perfProbe.js';
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events' | 'strace';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -146,6 +146,9 @@ const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n:
 
 /** `uname -a`: "Linux NODE RELEASE #VERSION ...", the node name sometimes left out. */
 const UNAME_A = /^\s*Linux\s+(?:\S+\s+)?(\d+\.\d+\S*)\s+#/;
+
+/** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
+const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]+) /m;
 
 /** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples", ftrace's "[LOST N EVENTS]". */
 const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\[LOST (\d+) EVENTS\]/im;
@@ -486,6 +489,28 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     files: ['cpu_possible'],
     command: /cpu\/possible/,
     read: oneLine('cpu_possible', parseCpuPossible, (r, f) => { if (r.count !== undefined && r.line) f.add('kernel.possible_cpus', r.count, r.line, r.list); }),
+  },
+  {
+    // strace of a tracer writing its probe to kprobe_events: the kernel's errno for the definition,
+    // its kind taken from the definition ("p:" or "r:"), never assumed.
+    kind: 'strace',
+    command: /^strace\b/,
+    sniff: (text) => STRACE_WRITE.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      lines.forEach((l, i) => {
+        const m = STRACE_WRITE.exec(l);
+        if (!m) return;
+        // A definition the kernel refused may not parse (that can be why): its kind is its first letter.
+        const def = parseKprobeEventLine(m[1] ?? '');
+        const subject: Subject = typeof def === 'string' ? { kind: m[1]!.startsWith('r') ? 'return' : 'entry' } : defSubject(def);
+        f.add('probe.interface', 'tracefs', i + 1, m[1], subject);
+        if (typeof def !== 'string' && def.symbol && /^[A-Za-z_][\w.]*$/.test(def.symbol)) f.add('probe.target', def.symbol, i + 1, def.symbol, subject);
+        f.add('probe.registration.result', m[2] ?? 'error', i + 1, m[2], subject);
+      });
+      return { kind: 'strace', facts: f.facts, problems: [] };
+    },
   },
   {
     // Other tracers' and agents' own count of records they dropped (ply, tetragon, bcc's perf

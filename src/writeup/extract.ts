@@ -39,8 +39,8 @@ function slug(file: string): string {
   return `writeup-${s || 'untitled'}`;
 }
 
-/** Lines that open a tracer's error output (bcc's traceback and its libbpf line). */
-const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, )/;
+/** Lines that open a tracer's error output (bcc's traceback and its libbpf line, strace's refused write to kprobe_events). */
+const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, |write\(\d+, "[pr]\d*:)/;
 /** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
 const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
 

@@ -207,6 +207,12 @@ const THREADS: Array<{ name: string; url: string; text: string; facts: Record<st
     text: 'tools/tcpaccept.py installs a kretprobe on `inet_csk_accept()` but that function can sleep for a long time (waiting for an incoming connection).\n',
     facts: { 'probe.target': 'inet_csk_accept', 'concurrency.target_sleeps': true },
   },
+  {
+    name: 'class 1: strace of a refused write to kprobe_events, pasted in the prose: the errno, from tracefs, for the entry probe the thread is about',
+    url: 'https://github.com/iovisor/bcc/issues/1634',
+    text: 'Here\'s the strace dump from trying to run "trace" program. Any ideas?\n\n`openat(AT_FDCWD, "/sys/kernel/debug/tracing/kprobe_events", O_WRONLY|O_APPEND) = 5\ngetpid()                                = 20175\nwrite(5, "p:kprobes/p__/test_bcc_20175 ./test", 35) = -1 EINVAL (Invalid argument)\nwrite(1, "Failed to attach BPF to kprobe\\n", 31) = 31\nclose(3)                                = 0`\n',
+    facts: { 'probe.interface': 'tracefs', 'probe.registration.result': 'EINVAL', 'probe.target': undefined },
+  },
 ];
 
 describe('reader classes 3-8 on real threads (issue 21)', () => {
