@@ -41,6 +41,8 @@ function slug(file: string): string {
 
 /** Lines that open a tracer's error output (bcc's traceback and its libbpf line, strace's refused write to kprobe_events). */
 const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, |write\(\d+, "[pr]\d*:)/;
+/** A prose line that opens a tracer's error output; the cheap word test keeps the regular expression off most lines. */
+const pastedError = (l: { text: string }): boolean => (l.text.includes('Traceback') || l.text.includes('cannot attach') || l.text.includes('write(')) && PASTED_ERROR.test(l.text);
 /** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
 const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
 
@@ -118,7 +120,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
       // A tracer's error pasted without a fence (a traceback in the post's text) is still the artifact.
-      if (!piece.heading && piece.lines.some((l) => PASTED_ERROR.test(l.text))) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
+      if (!piece.heading && piece.lines.some(pastedError)) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
       sentencesOf(piece.lines, sentences);
     }
