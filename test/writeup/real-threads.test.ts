@@ -213,6 +213,12 @@ const THREADS: Array<{ name: string; url: string; text: string; facts: Record<st
     text: 'Here\'s the strace dump from trying to run "trace" program. Any ideas?\n\n`openat(AT_FDCWD, "/sys/kernel/debug/tracing/kprobe_events", O_WRONLY|O_APPEND) = 5\ngetpid()                                = 20175\nwrite(5, "p:kprobes/p__/test_bcc_20175 ./test", 35) = -1 EINVAL (Invalid argument)\nwrite(1, "Failed to attach BPF to kprobe\\n", 31) = 31\nclose(3)                                = 0`\n',
     facts: { 'probe.interface': 'tracefs', 'probe.registration.result': 'EINVAL', 'probe.target': undefined },
   },
+  {
+    name: 'class 5: "Kernel info" with a release whose vendor suffix holds dotted numbers is a release, not a range',
+    url: 'https://github.com/bytedance/Elkeid/issues/720',
+    text: '**OS information (please complete the following information):**\n - Distribution: CentOS\n - Version 7.8\n - Kernel info 3.10.0-1062.9.1.el7.x86_64\n',
+    facts: { 'kernel.release': '3.10.0-1062.9.1.el7.x86_64' },
+  },
 ];
 
 describe('reader classes 3-8 on real threads (issue 21)', () => {
