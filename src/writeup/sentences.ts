@@ -95,6 +95,7 @@ function isBlank(c: number): boolean {
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
+const COMMENT = /<!--[\s\S]*?(?:-->|$)|^(?:(?!<!--)[\s\S])*?-->/g;
 
 /** The texts of a paragraph's lines, to join: one array reused (sentencesOf is not re-entered). */
 const TEXTS: string[] = [];
@@ -114,7 +115,11 @@ export function sentencesOf(lines: SourceLine[], into: Sentence[] = []): Sentenc
     joined = TEXTS.join(' ');
     TEXTS.length = 0;
   }
-  const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
+  const marked = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
+  // An HTML comment (an issue template's hints: "e.g. kernel 5.15.0-91-generic") is not the
+  // author's text; blanked to its length, so offsets keep their source positions. One cut by a
+  // blank line leaves an opener without its end, or an end without its opener, in a paragraph.
+  const clean = marked.includes('<!--') || marked.includes('-->') ? marked.replace(COMMENT, (m) => ' '.repeat(m.length)) : marked;
   const paragraph: Paragraph = { lines };
   let begin = 0;
   // The boundaries are found by the regular expression (native code), not by a loop over every
