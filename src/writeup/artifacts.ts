@@ -139,9 +139,10 @@ export class ArtifactFacts {
 
   /**
    * Facts that need every artifact: probe definitions and which kprobe_profile row is the return
-   * event. `mentionsReturn` (asked only when an entry probe's facts are waiting): the write-up names a return probe anywhere (kretprobe, return probe);
-   * when it does not and no artifact shows one, the thread is about its entry probe, whose facts are
-   * then the case's (a failed `p:` stays apart from an `r:` only where there is an `r:`).
+   * event. `mentionsReturn` (asked only when an entry probe's facts are waiting): whether the
+   * write-up names a return probe anywhere (kretprobe, return probe); when it does not and no
+   * artifact shows one, the thread is about its entry probe, whose facts are then the case's (a
+   * failed `p:` stays apart from an `r:` only where there is an `r:`).
    */
   finish(mentionsReturn: () => boolean = () => true): WriteupFact[] {
     const all = this.defs.flatMap((d) => d.facts.map((f) => ({ d, f })));
@@ -181,13 +182,14 @@ export class ArtifactFacts {
       const rs = hitsIn(first);
       if (re) this.facts.push(placed({ ...re, path: 'ledger.entry_events', value: (re.value as number) - ((rs?.value as number | undefined) ?? 0) }, last.a.lines, 'kprobe_profile'));
     }
+    // No return probe anywhere: the thread is about its entry probe, whose facts are the case's.
+    if (this.entryFacts.length + this.defs.length > 0 && !this.sawReturn && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return')) && !mentionsReturn()) {
+      for (const d of this.defs) for (const f of d.facts) if (f.subject?.kind === 'entry') this.facts.push(placed(f, d.a.lines, d.a.kind));
+      this.facts.push(...this.entryFacts);
+    }
     // A failure whose errno the artifact did not decide ("error") gives way to one that names it (the shell's write error).
     if (this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok' && f.value !== 'error')) {
       for (let i = this.facts.length - 1; i >= 0; i--) if (this.facts[i]!.path === 'probe.registration.result' && this.facts[i]!.value === 'error') this.facts.splice(i, 1);
-    }
-    if (this.entryFacts.length + this.defs.length > 0 && !this.sawReturn && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return')) && !mentionsReturn() && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return'))) {
-      for (const d of this.defs) for (const f of d.facts) if (f.subject?.kind === 'entry') this.facts.push(placed(f, d.a.lines, d.a.kind));
-      this.facts.push(...this.entryFacts);
     }
     // A kprobe_profile row named the way bcc names the events it writes to kprobe_events
     // (`r_SYM_bcc_PID`) was made through tracefs (bcc before perf_event_open kprobes).
