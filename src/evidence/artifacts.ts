@@ -451,10 +451,11 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const rest = (lines[all] ?? '').slice((lines[all] ?? '').indexOf(rel) + rel.length);
         const arch = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips64\w*|loongarch64)(?:\s|$)/.exec(rest);
         if (arch) f.add('kernel.arch', arch[1] ?? '', all + 1, ` ${arch[1]}`);
-        // The version string names the preemption model the kernel was built with (CONFIG_PREEMPT, CONFIG_PREEMPT_RT);
-        // PREEMPT_DYNAMIC alone names none (it is chosen at boot).
+        // The version string names the preemption model the kernel was built with: PREEMPT is
+        // CONFIG_PREEMPT (so CONFIG_PREEMPTION too). PREEMPT_DYNAMIC and PREEMPT_RT are left
+        // unknown: which #ifdef chose the kretprobe default depends on the release (kernel-history.md §1).
         const version = /#\S+\s+(.*?)\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s/.exec(rest)?.[1] ?? '';
-        if (/(?:^|\s)PREEMPT(?:_RT)?(?:\s|$)/.test(version)) f.add('kernel.preemption', true, all + 1, 'PREEMPT');
+        if (/(?:^|\s)PREEMPT(?:\s|$)/.test(version)) f.add('kernel.preemption', true, all + 1, 'PREEMPT');
         return { kind: 'uname', facts: f.facts, problems: [] };
       }
       // `uname -m` (alone or before another command's output): a machine name, never a release.
