@@ -9,7 +9,7 @@ import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
-import { readProse, sentencesOf, type NotAClaim, type Sentence, type WriteupClaim } from './sentences.js';
+import { readProse, sentencesOf, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
 import { sniffKind, type WriteupKind } from './text.js';
 
 /** Two or more stated values for one case field: a finding, never a silent pick. */
@@ -28,6 +28,8 @@ export interface Extraction {
   facts: WriteupFact[];
   claims: WriteupClaim[];
   notClaims: NotAClaim[];
+  /** Facts the write-up says could not be known, with why (they stay unknown in the case). */
+  unknown: StatedUnknown[];
   conflicts: FactConflict[];
   /** The case built from them, validated, with provenance `field -> file:line:col`. */
   case: Case;
@@ -129,6 +131,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
+  const unknown = prose.unknown;
   facts.push(...artifacts.finish(() => RETURN_PROBE.test(text)));
   facts.sort(byPosition);
   // A setting stated of another tool than the one the case's probe is made with (or when that is not
@@ -175,7 +178,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
-  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, conflicts, case: c as Case };
+  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {
@@ -186,5 +189,5 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
-  return { file, kind, facts, claims, notClaims, conflicts, case: checked.data };
+  return { file, kind, facts, claims, notClaims, unknown, conflicts, case: checked.data };
 }

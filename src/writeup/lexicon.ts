@@ -16,6 +16,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
   facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
@@ -40,6 +41,8 @@ export interface FactPattern {
 
 export interface Lexicon {
   facts: FactPattern[];
+  /** Sentences that say a fact could not be known, with the reason shown for it. */
+  unknown: Array<{ id: string; needs: string[]; re: RegExp; fact: string; reason: string }>;
   /** Lead + name, anchored where it is tried (sticky). */
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
@@ -78,6 +81,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
       ],
     })),
+    unknown: (f.unknown ?? []).map((u) => ({ id: u.id, needs: u.needs ?? [], re: re(u.pattern, 'gi'), fact: u.fact, reason: u.reason })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`, 'yid'), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
     tools: f.interfaces.names.map((n) => ({ re: re(`\\b${n.pattern}`, 'gi'), value: n.value })),

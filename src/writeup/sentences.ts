@@ -20,6 +20,16 @@ export interface WriteupClaim {
 }
 
 /** Words that matched a claim pattern but are not the author's claim, and why. */
+/** A fact the write-up says could not be known: it stays unknown in the case, with this reason. */
+export interface StatedUnknown {
+  path: string;
+  reason: string;
+  line: number;
+  col: number;
+  text: string;
+  via: string;
+}
+
 export interface NotAClaim {
   kind: ClaimKind;
   line: number;
@@ -181,7 +191,7 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
  * its `needs` words at a word start (a scan for them all is far cheaper than a case-insensitive regular expression),
  * and each match is judged within its sentence. Questions and hedged clauses state no facts.
  */
-export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
   // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
@@ -341,7 +351,16 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     claims.push(...found.values());
     for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
   }
-  return { facts, claims, rejected };
+  const unknown: StatedUnknown[] = [];
+  for (const u of lex.unknown) {
+    matches(u.re, u.needs, (m, i, s, start, end) => {
+      const clause = clauseAround(s.text, start, end);
+      if (question(i) || lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      const pos = s.at(start);
+      unknown.push({ path: u.fact, reason: u.reason, line: pos.line, col: pos.col, text: m[0], via: u.id });
+    });
+  }
+  return { facts, claims, rejected, unknown };
 }
 
 /**
@@ -361,7 +380,7 @@ const wordIndexes = new WeakMap<Lexicon, WordIndex>();
 function wordIndexOf(lex: Lexicon): WordIndex {
   let idx = wordIndexes.get(lex);
   if (idx) return idx;
-  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
   idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: anyOf(words) };
   for (const w of words) {
     const c0 = w.charCodeAt(0);

@@ -229,3 +229,12 @@ describe('reader classes 3-8 on real threads (issue 21)', () => {
     if (claims) expect(x.claims.map((k) => k.kind)).toEqual(claims);
   });
 });
+
+// class 8: what a thread says could not be known stays unknown, with that reason beside it.
+describe('stated unknowns (issue 21 class 8)', () => {
+  it('an interface said to report no missed events leaves nmissed unknown, with why (https://github.com/cilium/ebpf/pull/755)', () => {
+    const x = extractWriteup('# excerpt\n\n2. via `perf_event_open`: supports neither `maxactive` nor missed events.\n', 'thread.md', lex);
+    expect(x.unknown.map((u) => [u.path, u.via])).toEqual([['counters.end.nmissed', 'interface-reports-no-misses']]);
+    expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBeUndefined();
+  });
+});
