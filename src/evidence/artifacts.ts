@@ -190,13 +190,13 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'bpftrace-script',
     // A script fenced as bpftrace, or one whose lines open probes (`kretprobe:nfsd_dispatch {`).
-    sniff: (text, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^\s*(?:kretprobe|kprobe|kr|k):[A-Za-z_]\w*\s*(?:\/[^/\n]*\/\s*)?\{?\s*$/m.test(text),
+    sniff: (text, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || ((text.includes('probe:') || text.includes('k:') || text.includes('kr:')) && /^\s*(?:kretprobe|kprobe|kr|k):[A-Za-z_]\w*\s*(?:\/[^/\n]*\/\s*)?\{?\s*$/m.test(text)),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace-script'),
   },
   {
     kind: 'bcc',
     command: /^(?:python3?\s+)?(?:\S*\/)?(?:funclatency|funccount|trace|argdist|stackcount)(?:-bpfcc|\.py)?(?:\s|$)/,
-    sniff: (text) => GO_SYMBOL.test(text) || /^Traceback \(most recent call last\):/m.test(text) && /\bbcc\b|attach_k(?:ret)?probe|Failed to attach BPF/.test(text) || /^\s*cannot attach k(?:ret)?probe, /m.test(text),
+    sniff: (text) => (text.includes("symbol '") && GO_SYMBOL.test(text)) || /^Traceback \(most recent call last\):/m.test(text) && /\bbcc\b|attach_k(?:ret)?probe|Failed to attach BPF/.test(text) || /^\s*cannot attach k(?:ret)?probe, /m.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
@@ -496,7 +496,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // its kind taken from the definition ("p:" or "r:"), never assumed.
     kind: 'strace',
     command: /^strace\b/,
-    sniff: (text) => STRACE_WRITE.test(text),
+    sniff: (text) => text.includes('write(') && STRACE_WRITE.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
@@ -518,7 +518,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // buffer, ftrace's ring-buffer marker): records lost after the probe fired, the ledger's
     // lost-events fact, never the kretprobe's nmissed.
     kind: 'lost-events',
-    sniff: (text) => LOST_LINE.test(text),
+    sniff: (text) => (text.includes('lost') || text.includes('LOST') || text.includes('Lost')) && LOST_LINE.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);

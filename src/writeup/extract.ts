@@ -44,7 +44,14 @@ function slug(file: string): string {
 /** Lines that open a tracer's error output (bcc's traceback and its libbpf line, strace's refused write to kprobe_events). */
 const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, |write\(\d+, "[pr]\d*:)/;
 /** A prose line that opens a tracer's error output; the cheap word test keeps the regular expression off most lines. */
-const pastedError = (l: { text: string }): boolean => (l.text.includes('Traceback') || l.text.includes('cannot attach') || l.text.includes('write(')) && PASTED_ERROR.test(l.text);
+const pastedError = (l: { text: string }): boolean => {
+  // The first non-blank character must open one of them (T, c, w): one character read per line.
+  const t = l.text;
+  let i = 0;
+  while (t.charCodeAt(i) === 32 || t.charCodeAt(i) === 9) i++;
+  const c = t.charCodeAt(i);
+  return (c === 84 || c === 99 || c === 119) && PASTED_ERROR.test(t);
+};
 /** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
 const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
 
