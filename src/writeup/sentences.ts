@@ -245,6 +245,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   };
 
   const facts: WriteupFact[] = [];
+  // Per sentence, computed once: whether it holds a quotation mark, and where it names a tool.
+  const quoted: Array<boolean | undefined> = [];
+  const hasQuotes = (i: number) => (quoted[i] ??= /["“‘]/.test(sentences[i]!.text));
+  const tools: Array<Array<{ at: number; value: string }> | undefined> = [];
+  const toolsIn = (i: number) => (tools[i] ??= toolsOf(sentences[i]!.text, lex));
   const used = new Map<string, Array<[number, number]>>();
   const overlaps = (key: string, a: number, b: number) => (used.get(key) ?? []).some(([x, y]) => a < y && x < b);
   const record = (i: number, f: WriteupFact, start: number, end: number) => {
@@ -260,7 +265,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       const clause = clauseAround(s.text, start, end);
       if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
-      if (insideQuotes(s.text, start)) return;
+      if (hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
@@ -283,7 +288,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
         // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
         if (path.startsWith('probe.maxactive.')) {
-          const owner = toolBefore(s.text, start, lex);
+          let owner: string | undefined;
+          for (const t of toolsIn(i)) if (t.at < start) owner = t.value;
           if (owner !== undefined) f.about = owner;
         }
         record(i, f, start, end);
@@ -456,15 +462,14 @@ function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): M
   return out;
 }
 
-/** The interface the sentence names last before `at`, if any. */
-function toolBefore(text: string, at: number, lex: Lexicon): string | undefined {
-  const before = text.slice(0, at);
-  let best: { at: number; value: string } | undefined;
+/** Where the sentence names an interface (a tool), in text order. */
+function toolsOf(text: string, lex: Lexicon): Array<{ at: number; value: string }> {
+  const out: Array<{ at: number; value: string }> = [];
   for (const t of lex.tools) {
     t.re.lastIndex = 0;
-    for (let m = t.re.exec(before); m !== null; m = t.re.exec(before)) if (!best || m.index > best.at) best = { at: m.index, value: t.value };
+    for (let m = t.re.exec(text); m !== null; m = t.re.exec(text)) out.push({ at: m.index, value: t.value });
   }
-  return best?.value;
+  return out.sort((a, b) => a.at - b.at);
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {
