@@ -22,7 +22,7 @@ import { parsePerfProbe } from './perfProbe.js';
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events' | 'strace';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -58,6 +58,8 @@ export interface ReadContext {
   release?: string;
   /** The symbol kallsyms is searched for. */
   target?: string;
+  /** Which probe counts into each keyed map entry (`@n[1]` → return), from the script that printed the output (countMapKinds). */
+  countMaps?: ReadonlyMap<string, 'entry' | 'return'>;
   /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
   bpftraceMaps?: ReadonlyArray<{ re: RegExp; fact: string }>;
 }
@@ -142,6 +144,17 @@ const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n:
   return r.problems.length === 0 && n(r) > 0;
 };
 
+/** `uname -a`: "Linux NODE RELEASE #VERSION ...", the node name sometimes left out. */
+const UNAME_A = /^\s*Linux\s+(?:\S+\s+)?(\d+\.\d+\S*)\s+#/;
+
+/** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
+const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]+) /m;
+
+/** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples", ftrace's "[LOST N EVENTS]". */
+const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\[LOST (\d+) EVENTS\]/im;
+
+const GO_SYMBOL = /^\s*symbol '([A-Za-z_][\w.]*)' not found: (.+)$/m;
+
 /** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
 const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
 
@@ -170,18 +183,20 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'bpftrace',
     command: /^bpftrace\b/,
-    sniff: (text, _n, ctx) => (/^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^Attaching \d+ probes?\.\.\./m.test(text)) && /^Attaching \d+ probes?/m.test(text),
+    // Its output: "Attaching N probes...", or (pasted alone) nothing but printed map values.
+    sniff: (text, nonblank, ctx) => ((/^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || /^Attaching \d+ probes?\.\.\./m.test(text)) && /^Attaching \d+ probes?/m.test(text)) || nonblank.every((l) => /^@[A-Za-z0-9_]*(?:\[[^\]]*\])?: \d+$/.test(l.trim())),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace'),
   },
   {
     kind: 'bpftrace-script',
-    sniff: (_t, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? ''),
+    // A script fenced as bpftrace, or one whose lines open probes (`kretprobe:nfsd_dispatch {`).
+    sniff: (text, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || ((text.includes('probe:') || text.includes('k:') || text.includes('kr:')) && /^\s*(?:kretprobe|kprobe|kr|k):[A-Za-z_]\w*\s*(?:\/[^/\n]*\/\s*)?\{?\s*$/m.test(text)),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace-script'),
   },
   {
     kind: 'bcc',
     command: /^(?:python3?\s+)?(?:\S*\/)?(?:funclatency|funccount|trace|argdist|stackcount)(?:-bpfcc|\.py)?(?:\s|$)/,
-    sniff: (text) => /^Traceback \(most recent call last\):/m.test(text) && /\bbcc\b|attach_k(?:ret)?probe|Failed to attach BPF/.test(text) || /^cannot attach k(?:ret)?probe, /m.test(text),
+    sniff: (text) => (text.includes("symbol '") && GO_SYMBOL.test(text)) || /^Traceback \(most recent call last\):/m.test(text) && /\bbcc\b|attach_k(?:ret)?probe|Failed to attach BPF/.test(text) || /^\s*cannot attach k(?:ret)?probe, /m.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
@@ -196,13 +211,30 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         if (m[1] !== undefined) {
           // Python's exception names the probe kind; libbpf's own line says "kprobe" for both (bcc#1921).
           kind ??= m[1];
-          symbol ??= m[2]?.replace(/^b?'|'?,?$/g, '');
+          const name = m[2]?.replace(/^b?'|'?,?$/g, '');
+          if (name !== undefined && /^[A-Za-z_][\w.]*$/.test(name)) symbol ??= name;
           probeLine ??= i + 1;
         } else if (m[3] !== undefined) {
           reason = { line: i + 1, text: (m[4] ?? '').trim() };
         } else if (m[5] !== undefined && reason === undefined && /attach/i.test(m[5])) reason = { line: i + 1, text: m[5].trim() };
       });
-      if (probeLine === undefined && reason === undefined) return { kind: 'bcc', facts: [], problems: [] };
+      // cilium/ebpf and ebpf-manager (Go): "symbol 'attach_recursive_mnt' not found: invalid argument".
+      if (probeLine === undefined && reason === undefined) {
+        const i = lines.findIndex((l) => GO_SYMBOL.test(l));
+        if (i < 0) return { kind: 'bcc', facts: [], problems: [] };
+        const g = GO_SYMBOL.exec(lines[i]!)!;
+        f.add('probe.target', g[1] ?? '', i + 1, g[1]);
+        f.add('probe.registration.result', errnoForStrerror(g[2] ?? '') ?? 'error', i + 1, g[2]);
+        return { kind: 'bcc', facts: f.facts, problems: [] };
+      }
+      // The traceback's own call names the event when the exception does not: b.attach_kprobe(event="do_sys_open", ...).
+      if (symbol === undefined) {
+        const call = lines.map((l) => /\battach_k(ret)?probe\(event="([A-Za-z_][\w.]*)"/.exec(l)).find((x) => x !== null);
+        if (call) {
+          symbol = call[2];
+          kind ??= call[1] ? 'kretprobe' : 'kprobe';
+        }
+      }
       // A failure to attach the entry kprobe says nothing of a return probe's registration; without the exception the kind is unknown.
       const subject: Subject = { ...(kind ? { kind: kind === 'kprobe' ? 'entry' as const : 'return' as const } : {}), ...(symbol ? { symbol } : {}) };
       const at = reason?.line ?? probeLine!;
@@ -284,7 +316,8 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'dmesg',
     command: /^(?:dmesg|journalctl)\b/,
-    sniff: (_t, nonblank) => nonblank.every((l) => /^\s*(?:[A-Z][a-z]{2} [ 0-9]\d [\d:]{8} \S+ kernel: |\[\s*\d+\.\d+\]\s)/.test(l)),
+    // An elision mark ("[…]", "...") between log lines is the poster's, not a line of another artifact.
+    sniff: (_t, nonblank) => nonblank.some((l) => !/^\s*(?:\[(?:…|\.\.\.)\]|…|\.\.\.)\s*$/.test(l)) && nonblank.every((l) => /^\s*(?:\[(?:…|\.\.\.)\]|…|\.\.\.)\s*$|^\s*(?:[A-Z][a-z]{2} [ 0-9]\d [\d:]{8} \S+ kernel: |\[\s*\d+\.\d+\]\s|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:]{8} \d{4}\]\s)/.test(l)),
     read: (text) => {
       const f = new Facts(linesOf(text));
       const r = parseDmesg(text);
@@ -307,16 +340,20 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           f.add('probe.target', rep.planted.symbol, rep.line, rep.planted.symbol, subject);
           f.add('probe.registration.result', 'ok', rep.line, 'Planted', subject);
         }
+        if (rep.release !== undefined) f.add('kernel.release', rep.release, rep.line, rep.release);
         if (rep.registerFailed) {
-          f.add('probe.interface', 'module', rep.line, 'register_kretprobe', subject);
-          f.add('probe.registration.result', ERRNO_NAMES[rep.registerFailed.errno] ?? `errno ${rep.registerFailed.errno}`, rep.line, 'returned', subject);
+          // register_kprobe() is an entry probe's registration: bound to it, never the return probe's.
+          const about: Subject = rep.registerFailed.entry ? { ...subject, kind: 'entry' } : subject;
+          f.add('probe.interface', 'module', rep.line, 'register_k', about);
+          f.add('probe.registration.result', ERRNO_NAMES[rep.registerFailed.errno] ?? `errno ${rep.registerFailed.errno}`, rep.line, 'err', about);
+          if (rep.symbol) f.add('probe.target', rep.symbol, rep.line, rep.symbol, about);
         }
         if (rep.nmissed !== undefined) {
           f.add('counters.end.nmissed', rep.nmissed, rep.line, rep.nmissed, subject);
           f.add('counters.source', 'module-field', rep.line, rep.nmissed, subject);
         }
         if (rep.kprobeNmissed !== undefined) f.add('counters.end.kprobe_nmissed', rep.kprobeNmissed, rep.line, 'kp.nmissed', subject);
-        if (rep.symbol && !rep.planted) f.add('probe.target', rep.symbol, rep.line, rep.symbol, subject);
+        if (rep.symbol && !rep.planted && !rep.registerFailed) f.add('probe.target', rep.symbol, rep.line, rep.symbol, subject);
       }
       return { kind: 'dmesg', facts: f.facts, problems: r.problems };
     },
@@ -400,16 +437,32 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     kind: 'uname',
     files: ['uname_r'],
     command: /^uname\b/,
-    sniff: (_t, nonblank) => nonblank.length === 1 && (/^\s*\d+\.\d+(?:\.\d+)?[-+]\S+\s*$/.test(nonblank[0] ?? '') || /^Linux \S+ \d+\.\d+\S*\s+#/.test(nonblank[0] ?? '')),
+    // `uname -r` alone, or `uname -a` first in a paste (some post it without the node name: "Linux 5.10.23-1-MANJARO #1 SMP PREEMPT ...").
+    sniff: (_t, nonblank) => (nonblank.length === 1 && /^\s*\d+\.\d+(?:\.\d+)?[-+]\S+\s*$/.test(nonblank[0] ?? '')) || UNAME_A.test(nonblank[0] ?? ''),
     read: (text, ctx) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
-      // `uname -a`: KERNEL-NAME NODENAME RELEASE #VERSION ...; the release keeps its vendor suffix.
-      const all = lines.findIndex((l) => /^\s*Linux\s+\S+\s+\d+\.\d+\S*\s+#/.test(l));
-      if (all >= 0 || /\s-a\b/.test(ctx.command ?? '')) {
-        const i = all >= 0 ? all : lines.findIndex((l) => l.trim() !== '');
-        const rel = (lines[i] ?? '').trim().split(/\s+/)[2];
-        if (rel && /^\d+\.\d+/.test(rel)) f.add('kernel.release', rel, i + 1, rel);
+      // `uname -a`: KERNEL-NAME [NODENAME] RELEASE #VERSION ... MACHINE ...; the release keeps its vendor suffix.
+      const all = lines.findIndex((l) => UNAME_A.test(l));
+      if (all >= 0) {
+        const m = UNAME_A.exec(lines[all]!)!;
+        const rel = m[1] ?? '';
+        f.add('kernel.release', rel, all + 1, rel);
+        const rest = (lines[all] ?? '').slice((lines[all] ?? '').indexOf(rel) + rel.length);
+        const arch = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips64\w*|loongarch64)(?:\s|$)/.exec(rest);
+        if (arch) f.add('kernel.arch', arch[1] ?? '', all + 1, ` ${arch[1]}`);
+        // The version string names the preemption model the kernel was built with: PREEMPT is
+        // CONFIG_PREEMPT (so CONFIG_PREEMPTION too). PREEMPT_DYNAMIC and PREEMPT_RT are left
+        // unknown: which #ifdef chose the kretprobe default depends on the release (kernel-history.md §1).
+        const version = /#\S+\s+(.*?)\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s/.exec(rest)?.[1] ?? '';
+        if (/(?:^|\s)PREEMPT(?:\s|$)/.test(version)) f.add('kernel.preemption', true, all + 1, 'PREEMPT');
+        return { kind: 'uname', facts: f.facts, problems: [] };
+      }
+      // `uname -m` (alone or before another command's output): a machine name, never a release.
+      if (/\s-m\b/.test(ctx.command ?? '') && !/\s-[a-ln-z]*r/.test(ctx.command ?? '')) {
+        const i = lines.findIndex((l) => l.trim() !== '');
+        const arch = (lines[i] ?? '').trim();
+        if (/^[a-z0-9_]+$/.test(arch) && !/^\d+$/.test(arch)) f.add('kernel.arch', arch, i + 1, arch);
         return { kind: 'uname', facts: f.facts, problems: [] };
       }
       const r = parseUnameRelease(text);
@@ -437,6 +490,50 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     files: ['cpu_possible'],
     command: /cpu\/possible/,
     read: oneLine('cpu_possible', parseCpuPossible, (r, f) => { if (r.count !== undefined && r.line) f.add('kernel.possible_cpus', r.count, r.line, r.list); }),
+  },
+  {
+    // strace of a tracer writing its probe to kprobe_events: the kernel's errno for the definition,
+    // its kind taken from the definition ("p:" or "r:"), never assumed.
+    kind: 'strace',
+    command: /^strace\b/,
+    sniff: (text) => text.includes('write(') && STRACE_WRITE.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      lines.forEach((l, i) => {
+        const m = STRACE_WRITE.exec(l);
+        if (!m) return;
+        // A definition the kernel refused may not parse (that can be why): its kind is its first letter.
+        const def = parseKprobeEventLine(m[1] ?? '');
+        const subject: Subject = typeof def === 'string' ? { kind: m[1]!.startsWith('r') ? 'return' : 'entry' } : defSubject(def);
+        f.add('probe.interface', 'tracefs', i + 1, m[1], subject);
+        if (typeof def !== 'string' && def.symbol && /^[A-Za-z_][\w.]*$/.test(def.symbol)) f.add('probe.target', def.symbol, i + 1, def.symbol, subject);
+        f.add('probe.registration.result', m[2] ?? 'error', i + 1, m[2], subject);
+      });
+      return { kind: 'strace', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // Other tracers' and agents' own count of records they dropped (ply, tetragon, bcc's perf
+    // buffer, ftrace's ring-buffer marker): records lost after the probe fired, the ledger's
+    // lost-events fact, never the kretprobe's nmissed.
+    kind: 'lost-events',
+    sniff: (text) => (text.includes('lost') || text.includes('LOST') || text.includes('Lost')) && LOST_LINE.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      let total = 0;
+      let first: { line: number; needle: string } | undefined;
+      lines.forEach((l, i) => {
+        const m = LOST_LINE.exec(l);
+        const n = m ? Number(m[1] ?? m[2] ?? m[3] ?? m[4]) : NaN;
+        if (!Number.isSafeInteger(n)) return;
+        total += n;
+        first ??= { line: i + 1, needle: m![0] };
+      });
+      if (first) f.add('ledger.lost_events', total, first.line, first.needle.trim());
+      return { kind: 'lost-events', facts: f.facts, problems: [] };
+    },
   },
   {
     kind: 'kallsyms',
@@ -485,32 +582,76 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
 function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftrace-script'): ArtifactReading {
   const lines = linesOf(text);
   const f = new Facts(lines);
-  const scriptAt = lines.findIndex((l) => /\b(?:kretprobe|kr|fexit|kretfunc|fr|kprobe|k|fentry|kfunc):\w/.test(l));
+  const isProbeLine = (l: string) => /\b(?:kretprobe|kr|fexit|kretfunc|fr|kprobe|k|fentry|kfunc):\w/.test(l);
+  // The return probe's line, wherever the script opens it; else the first probe's.
+  const scriptAt = Math.max(lines.findIndex((l) => isProbeLine(l) && bpftraceProbes(l).some((p) => p.kind === 'kretprobe' || p.kind === 'fexit')), lines.findIndex(isProbeLine));
   let subject: Subject | undefined;
   if (scriptAt >= 0) {
     const script = lines[scriptAt]!;
-    const ret = bpftraceProbes(script).find((p) => p.kind === 'kretprobe' || p.kind === 'fexit');
-    if (ret) {
-      subject = { kind: 'return', symbol: ret.symbol };
-      f.add('probe.interface', ret.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(ret.index).split(/[{\s]/)[0], subject);
-      f.add('probe.target', ret.symbol, scriptAt + 1, ret.symbol, subject);
-      if (ret.module) f.add('probe.target_module', ret.module, scriptAt + 1, ret.module, subject);
+    const probes = bpftraceProbes(script);
+    const ret = probes.find((p) => p.kind === 'kretprobe' || p.kind === 'fexit');
+    // A script with no return probe is about its entry probe: its facts are bound to it (never the return probe's).
+    const entry = ret ? undefined : probes.find((p) => p.kind === 'kprobe');
+    const p = ret ?? entry;
+    if (p) {
+      subject = { kind: ret ? 'return' : 'entry', symbol: p.symbol };
+      f.add('probe.interface', p.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0], subject);
+      if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
+      if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);
     }
   }
   if (kind === 'bpftrace-script') return { kind, facts: f.facts, problems: [] };
   const r = parseBpftraceOutput(text);
-  if (r.attached) f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+  // "Attaching N probes..." is printed before the attach: libbpf's "cannot attach kprobe, <strerror>",
+  // "ERROR: Error attaching probe" or "Warning: could not attach probe P, skipping." after it is a failure.
+  const refusedAt = lines.findIndex((l) => /^\s*cannot attach k(?:ret)?probe, /.test(l));
+  const skippedAt = lines.findIndex((l) => /^Warning: could not attach probe \S+?, skipping\.?$/.test(l.trim()));
   const err = r.errors[0];
-  if (err && !r.attached) {
-    f.add('probe.registration.result', /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : 'error', err.line, 'ERROR', subject);
-    f.add('probe.registration.reason', err.message, err.line, err.message, subject);
+  const failedAt = refusedAt >= 0 ? refusedAt + 1 : skippedAt >= 0 ? skippedAt + 1 : err && (!r.attached || /attach/i.test(err.message)) ? err.line : undefined;
+  if (failedAt !== undefined) {
+    const reason = refusedAt >= 0 ? (lines[refusedAt] ?? '').trim().replace(/^cannot attach k(?:ret)?probe, /, '') : err?.message;
+    const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;
+    f.add('probe.registration.result', errno ?? 'error', failedAt, refusedAt >= 0 ? reason : 'ERROR', subject);
+    if (reason) f.add('probe.registration.reason', reason, failedAt, reason, subject);
+  } else if (r.attached) f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+  // A probe bpftrace names on a GCC clone (`kprobe:tcp_grow_window.isra.39`): the clone is what kallsyms has.
+  const cloneAt = lines.findIndex((l) => /\bk(?:ret)?probe:[A-Za-z_]\w*\.(?:isra|constprop|part)\.\d+/.test(l));
+  if (cloneAt >= 0) {
+    const clone = /\bk(?:ret)?probe:([A-Za-z_]\w*\.(?:isra|constprop|part)\.\d+)/.exec(lines[cloneAt]!)![1]!;
+    f.add('coverage.clones', [clone], cloneAt + 1, clone, subject);
   }
   for (const m of r.maps) {
     const to = ctx.bpftraceMaps?.find((x) => x.re.test(m.name));
     if (to && m.key === undefined) f.add(to.fact, m.value, m.line, `@${m.name}`, subject);
   }
+  // Keyed counts the script assigns per probe: the last value printed of each is the total (count() never falls).
+  if (ctx.countMaps && ctx.countMaps.size > 0) {
+    const last = new Map<'entry' | 'return', { value: number; line: number; name: string }>();
+    for (const m of r.maps) {
+      const k = m.key === undefined ? undefined : ctx.countMaps.get(`${m.name}[${m.key.trim()}]`);
+      if (k) last.set(k, { value: m.value, line: m.line, name: `@${m.name}[${m.key}]` });
+    }
+    const e = last.get('entry');
+    const ret = last.get('return');
+    if (e) f.add('ledger.entry_events', e.value, e.line, e.name, subject);
+    if (ret) f.add('ledger.returns', ret.value, ret.line, ret.name, subject);
+    // The return probe counted calls: it was registered and armed.
+    if (ret && ret.value > 0 && failedAt === undefined && !r.attached) f.add('probe.registration.result', 'ok', ret.line, ret.name, subject);
+  }
   const lost = r.lost.reduce((s, x) => s + x.count, 0);
   if (r.lost.length) f.add('ledger.lost_events', lost, r.lost[0]!.line, 'Lost');
+  // A script that reads `struct kretprobe` as the probe is unregistered prints its fields: the
+  // registration's final miss count and its pool as allocated (what the kernel set, default or not).
+  if (/\bunregister_kretprobe\b/.test(text) && /struct kretprobe\b/.test(text)) {
+    const at = lines.findIndex((l, i) => i > (r.attached?.line ?? 0) - 1 && /^\s*nmissed[=:]\s*\d+/.test(l));
+    if (at >= 0) {
+      const l = lines[at]!;
+      f.add('counters.end.nmissed', Number(/nmissed[=:]\s*(\d+)/.exec(l)![1]), at + 1, 'nmissed');
+      f.add('counters.source', 'module-field', at + 1, 'nmissed');
+      const max = /\bmaxactive[=:]\s*(\d+)/.exec(l);
+      if (max) f.add('probe.maxactive.effective', Number(max[1]), at + 1, 'maxactive');
+    }
+  }
   return { kind, facts: f.facts, problems: r.problems };
 }
 

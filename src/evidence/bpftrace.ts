@@ -77,3 +77,18 @@ export function bpftraceProbes(script: string): Array<{ kind: 'kretprobe' | 'kpr
   }
   return out;
 }
+
+/**
+ * Which probe counts into each keyed map entry of a script (`kprobe:f { @n[0] = count(); }
+ * kretprobe:f { @n[1] = count(); }`): `@n[0]` → the entry probe, `@n[1]` → the return probe.
+ */
+export function countMapKinds(script: string): Map<string, 'entry' | 'return'> {
+  const out = new Map<string, 'entry' | 'return'>();
+  const probes = bpftraceProbes(script);
+  probes.forEach((p, i) => {
+    const body = script.slice(p.index, probes[i + 1]?.index ?? script.length);
+    const kind = p.kind === 'kretprobe' || p.kind === 'fexit' ? 'return' : 'entry';
+    for (const m of body.matchAll(/@([A-Za-z0-9_]*)\[([^\]]+)\]\s*=\s*count\(\)/g)) out.set(`${m[1]}[${(m[2] ?? '').trim()}]`, kind);
+  });
+  return out;
+}

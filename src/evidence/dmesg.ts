@@ -17,8 +17,10 @@ export interface DmesgProbeReport {
   prefix?: string;
   /** samples/kprobes/kretprobe_example.c: "Planted return probe at %s: %p". */
   planted?: { symbol: string };
-  /** "register_kretprobe failed, returned %d" (and the same for register_kprobe). */
-  registerFailed?: { errno: number };
+  /** "register_kretprobe failed, returned %d" (and the same for register_kprobe); `entry` for register_kprobe. */
+  registerFailed?: { errno: number; entry?: boolean };
+  /** The release an oops header names ("CPU: 0 PID: 1 Comm: x Tainted: G OE 5.14.0-503.el9.x86_64 #1"). */
+  release?: string;
   /** "Missed probing %d instances of %s", or a `nmissed=N` / `rp.nmissed N` field. */
   nmissed?: number;
   /** `kp.nmissed=N` / `rp.kp.nmissed N`: the embedded kprobe's counter. */
@@ -32,7 +34,8 @@ export interface DmesgResult {
   problems: LineProblem[];
 }
 
-const HEAD = /^(?:[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} \S+ kernel: )?(?:<[0-9]>)?(?:\[\s*([0-9]+\.[0-9]+)\]\s*)?(.*)$/;
+// `dmesg -T` prints a wall-clock time in the brackets ("[Tue Apr  6 17:18:51 2021]") instead of seconds.
+const HEAD = /^(?:[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} \S+ kernel: )?(?:<[0-9]>)?(?:\[\s*([0-9]+\.[0-9]+|[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4})\]\s*)?(.*)$/;
 
 /** Parse kernel log text; lines that are not log lines are skipped silently (a paste mixes prompts in). */
 export function parseDmesg(text: string): DmesgResult {
@@ -63,9 +66,17 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
     r.symbol = planted[1] ?? '';
     any = true;
   }
-  const failed = /\bregister_k(?:ret)?probes? failed,? returned (-?[0-9]+)/.exec(msg);
+  // The kernel's sample wording, and LKRG's: "[kretprobe] register_kretprobe() for <do_execveat_common> failed! [err=-22]".
+  const failed = /\bregister_k(ret)?probes? failed,? returned (-?[0-9]+)/.exec(msg) ?? /\bregister_k(ret)?probes?\(\) for <?([A-Za-z_][A-Za-z0-9_.]*)>? failed!? \[err=(-?[0-9]+)\]/.exec(msg);
   if (failed) {
-    r.registerFailed = { errno: Math.abs(Number(failed[1])) };
+    const errno = failed[3] ?? failed[2];
+    r.registerFailed = { errno: Math.abs(Number(errno)), ...(failed[1] === undefined ? { entry: true } : {}) };
+    if (failed[3] !== undefined) r.symbol = failed[2] ?? '';
+    any = true;
+  }
+  const oops = /\bTainted: [A-Z ]*?(?:\s+-+)*\s+([0-9]+\.[0-9]+\.[0-9]+[-+][A-Za-z0-9._+~-]*[A-Za-z0-9]) #/.exec(msg) ?? /^CPU: [0-9]+ PID: [0-9]+ Comm: \S+(?: Not tainted)? ([0-9]+\.[0-9]+\.[0-9]+[-+][A-Za-z0-9._+~-]*[A-Za-z0-9]) #/.exec(msg);
+  if (oops) {
+    r.release = oops[1] ?? '';
     any = true;
   }
   const missedProbing = /^Missed probing ([0-9]+) instances? of ([A-Za-z_][A-Za-z0-9_.]*)/.exec(msg);

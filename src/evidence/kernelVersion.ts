@@ -9,7 +9,7 @@ export interface UnameResult {
 
 /** Parse the output of `uname -r`: one token such as `6.12.95+deb12-amd64`. */
 export function parseUnameRelease(text: string): UnameResult {
-  const r = parseOneLine(text, 'a kernel release such as 6.12.95+deb12-amd64', (line) => (/^\s*[0-9][A-Za-z0-9._+~-]*\s*$/.test(line) ? line.trim() : undefined));
+  const r = parseOneLine(text, 'a kernel release such as 6.12.95+deb12-amd64', (line) => (/^\s*[0-9]+\.[0-9]+[A-Za-z0-9._+~-]*\s*$/.test(line) ? line.trim() : undefined));
   return { ...(r.value !== undefined ? { release: r.value, line: r.line! } : {}), problems: r.problems };
 }
 

@@ -1,3 +1,4 @@
+import { countMapKinds } from '../evidence/bpftrace.js';
 import { bareEventName } from '../evidence/trace.js';
 import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type CitedFact } from '../evidence/artifacts.js';
 import type { SourceLine } from './document.js';
@@ -20,7 +21,7 @@ export interface Artifact {
   lines: SourceLine[];
 }
 
-const COMMAND = /^\s*(?:(?:\S+@\S+)?[^\s$#]*[$#]\s+)?((?:sudo\s+)?(?:cat|echo|uname|bpftool|bpftrace|perf|dmesg|journalctl|grep|tail|head)(?=\s|$).*)$/;
+const COMMAND = /^\s*(?:(?:\S+@\S+)?[^\s$#]*[$#]\s+)?((?:sudo\s+)?(?:cat|echo|uname|bpftool|bpftrace|perf|dmesg|journalctl|grep|tail|head|python[23]?|insmod|modprobe|lsb_release|ply|strace)(?=\s|$).*)$/;
 const PROMPTED = /^\s*(?:\S+@\S+)?[^\s$#]*[$#]\s+\S/;
 
 const asText = (lines: SourceLine[]) => lines.map((l) => l.text).join('\n');
@@ -30,7 +31,8 @@ export function artifactsOf(lines: SourceLine[], info: string): Artifact[] {
   const out: Artifact[] = [];
   let current: { command?: SourceLine; lines: SourceLine[] } = { lines: [] };
   const flush = () => {
-    const kind = current.command ? kindOfCommand(COMMAND.exec(current.command.text)?.[1] ?? '') : sniffArtifact(asText(current.lines), { info });
+    // A command the table does not know (a script, `python3 ./test.py`) still cuts the block: its output is recognised by content.
+    const kind = (current.command ? kindOfCommand(COMMAND.exec(current.command.text)?.[1] ?? '') : undefined) ?? sniffArtifact(asText(current.lines), { info });
     if (kind) out.push({ kind, ...(current.command ? { command: current.command } : {}), lines: current.lines });
   };
   const anyPrompt = lines.some((l) => PROMPTED.test(l.text));
@@ -50,6 +52,25 @@ export function artifactsOf(lines: SourceLine[], info: string): Artifact[] {
   return out;
 }
 
+/** Clone suffixes GCC gives a function it changed (`.isra.0`, `.constprop.1`, `.part.3`, `.cold`). */
+const CLONE = /(?:\.(?:isra|constprop|part|cold|lto_priv)(?:\.\d+)?)+$/;
+
+/**
+ * The function a kallsyms listing was grepped for (`grep W /proc/kallsyms`, `cat /proc/kallsyms |
+ * fgrep W`): the one function every listed symbol is (or is a clone of), when that name holds W.
+ */
+function grepTarget(a: Artifact): string | undefined {
+  const word = /\b[ef]?grep\s+(?:-\w+\s+)*['"]?([A-Za-z_][A-Za-z0-9_]*)/.exec(a.command?.text ?? '')?.[1];
+  if (word === undefined) return undefined;
+  const names = new Set<string>();
+  for (const l of a.lines) {
+    const m = /^\s*[0-9a-f]{8,16}\s+[A-Za-z]\s+(\S+)/.exec(l.text);
+    if (m) names.add((m[1] ?? '').replace(CLONE, ''));
+  }
+  const [only] = names;
+  return names.size === 1 && only !== undefined && only.includes(word) ? only : undefined;
+}
+
 /** A cited fact of an artifact placed on its write-up line. */
 function placed(f: CitedFact, lines: SourceLine[], via: ArtifactKind): WriteupFact {
   const l = lines[f.line - 1]!;
@@ -63,6 +84,11 @@ export class ArtifactFacts {
   private readonly defs: Array<{ a: Artifact; facts: CitedFact[] }> = [];
   private readonly kallsyms: Artifact[] = [];
   private readonly perfEvents: string[] = [];
+  /** Facts about an entry probe, kept apart: the case's only when the write-up shows no return probe (finish). */
+  private readonly entryFacts: WriteupFact[] = [];
+  private sawReturn = false;
+  /** Keyed count maps of the last bpftrace script pasted, for its output pasted apart. */
+  private countMaps: ReadonlyMap<string, 'entry' | 'return'> | undefined;
 
   constructor(private readonly lex: Lexicon) {}
 
@@ -74,10 +100,13 @@ export class ArtifactFacts {
       this.kallsyms.push(a);
       return;
     }
-    const r = readArtifact(a.kind, text, { ...(command !== undefined ? { command } : {}), bpftraceMaps: this.lex.bpftraceMaps });
+    if (a.kind === 'bpftrace-script' || (a.kind === 'bpftrace' && command !== undefined)) this.countMaps = countMapKinds(text);
+    const r = readArtifact(a.kind, text, { ...(command !== undefined ? { command } : {}), bpftraceMaps: this.lex.bpftraceMaps, ...(this.countMaps ? { countMaps: this.countMaps } : {}) });
     const put = (fs: CitedFact[]) => { for (const f of fs) this.facts.push(placed(f, a.lines, a.kind)); };
     // A fact about an entry probe is not the return probe's (a failed `p:` says nothing of the `r:`).
     const mine = r.facts.filter((f) => f.subject?.kind !== 'entry');
+    if (r.facts.some((f) => f.subject?.kind === 'return')) this.sawReturn = true;
+    if (a.kind !== 'kprobe_events' && a.kind !== 'kprobe_events-write') for (const f of r.facts) if (f.subject?.kind === 'entry') this.entryFacts.push(placed(f, a.lines, a.kind));
     switch (a.kind) {
       case 'kprobe_profile':
         if (r.facts.length) this.profiles.push({ a, facts: r.facts });
@@ -108,8 +137,14 @@ export class ArtifactFacts {
     }
   }
 
-  /** Facts that need every artifact: probe definitions and which kprobe_profile row is the return event. */
-  finish(): WriteupFact[] {
+  /**
+   * Facts that need every artifact: probe definitions and which kprobe_profile row is the return
+   * event. `mentionsReturn` (asked only when an entry probe's facts are waiting): whether the
+   * write-up names a return probe anywhere (kretprobe, return probe); when it does not and no
+   * artifact shows one, the thread is about its entry probe, whose facts are then the case's (a
+   * failed `p:` stays apart from an `r:` only where there is an `r:`).
+   */
+  finish(mentionsReturn: () => boolean = () => true): WriteupFact[] {
     const all = this.defs.flatMap((d) => d.facts.map((f) => ({ d, f })));
     const ret = [...all].reverse().find((x) => x.f.subject?.kind === 'return' && x.f.path === 'probe.interface');
     for (const { d, f } of all) if (f.subject?.kind === 'return') this.facts.push(placed(f, d.a.lines, d.a.kind));
@@ -147,16 +182,34 @@ export class ArtifactFacts {
       const rs = hitsIn(first);
       if (re) this.facts.push(placed({ ...re, path: 'ledger.entry_events', value: (re.value as number) - ((rs?.value as number | undefined) ?? 0) }, last.a.lines, 'kprobe_profile'));
     }
+    // No return probe anywhere: the thread is about its entry probe, whose facts are the case's.
+    if (this.entryFacts.length + this.defs.length > 0 && !this.sawReturn && this.defs.every((d) => d.facts.every((f) => f.subject?.kind !== 'return')) && !mentionsReturn()) {
+      for (const d of this.defs) for (const f of d.facts) if (f.subject?.kind === 'entry') this.facts.push(placed(f, d.a.lines, d.a.kind));
+      this.facts.push(...this.entryFacts);
+    }
     // A failure whose errno the artifact did not decide ("error") gives way to one that names it (the shell's write error).
     if (this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok' && f.value !== 'error')) {
       for (let i = this.facts.length - 1; i >= 0; i--) if (this.facts[i]!.path === 'probe.registration.result' && this.facts[i]!.value === 'error') this.facts.splice(i, 1);
     }
-    // kallsyms is searched for the return probe's target, once the write-up has named it.
-    const target = this.facts.find((f) => f.path === 'probe.target')?.value;
+    // A kprobe_profile row named the way bcc names the events it writes to kprobe_events
+    // (`r_SYM_bcc_PID`) was made through tracefs (bcc before perf_event_open kprobes).
+    if (snaps.length > 0 && this.perfEvents.length === 0 && /^[rp]_\w+_bcc_\d+$/.test(snaps[snaps.length - 1]!.row ?? '')) {
+      const s = snaps[snaps.length - 1]!;
+      const miss = s.p.facts.find((f) => f.subject?.event === s.row);
+      if (miss) this.facts.push({ ...placed({ ...miss, path: 'probe.interface', value: 'tracefs', col: 0 }, s.p.a.lines, 'kprobe_profile'), origin: 'implied' });
+    }
+    // kallsyms is searched for the return probe's target, once the write-up has named it; else for
+    // the word the listing was grepped for, when every symbol listed is one function or its clones.
+    const named = this.facts.find((f) => f.path === 'probe.target')?.value;
     for (const a of this.kallsyms) {
-      if (typeof target !== 'string') break;
+      const target = typeof named === 'string' ? named : grepTarget(a);
+      if (target === undefined) continue;
       const r = readArtifact('kallsyms', asText(a.lines), { target });
       for (const f of r.facts) this.facts.push(placed(f, a.lines, 'kallsyms'));
+      if (typeof named !== 'string' && r.facts.length > 0) {
+        const l = a.lines.find((x) => x.text.includes(target)) ?? a.lines[0]!;
+        this.facts.push({ path: 'probe.target', value: target, line: l.line, col: l.col + Math.max(0, l.text.indexOf(target)), text: l.text.trim(), origin: 'artifact', via: 'kallsyms' });
+      }
     }
     return this.facts;
   }

@@ -9,7 +9,7 @@ import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
-import { readProse, sentencesOf, type NotAClaim, type Sentence, type WriteupClaim } from './sentences.js';
+import { readProse, sentencesOf, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
 import { sniffKind, type WriteupKind } from './text.js';
 
 /** Two or more stated values for one case field: a finding, never a silent pick. */
@@ -28,6 +28,8 @@ export interface Extraction {
   facts: WriteupFact[];
   claims: WriteupClaim[];
   notClaims: NotAClaim[];
+  /** Facts the write-up says could not be known, with why (they stay unknown in the case). */
+  unknown: StatedUnknown[];
   conflicts: FactConflict[];
   /** The case built from them, validated, with provenance `field -> file:line:col`. */
   case: Case;
@@ -38,6 +40,20 @@ function slug(file: string): string {
   const s = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   return `writeup-${s || 'untitled'}`;
 }
+
+/** Lines that open a tracer's error output (bcc's traceback and its libbpf line, strace's refused write to kprobe_events). */
+const PASTED_ERROR = /^\s*(?:Traceback \(most recent call last\):|cannot attach k(?:ret)?probe, |write\(\d+, "[pr]\d*:)/;
+/** A prose line that opens a tracer's error output; the cheap word test keeps the regular expression off most lines. */
+const pastedError = (l: { text: string }): boolean => {
+  // The first non-blank character must open one of them (T, c, w): one character read per line.
+  const t = l.text;
+  let i = 0;
+  while (t.charCodeAt(i) === 32 || t.charCodeAt(i) === 9) i++;
+  const c = t.charCodeAt(i);
+  return (c === 84 || c === 99 || c === 119) && PASTED_ERROR.test(t);
+};
+/** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
+const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
 
 const byPosition = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line - b.line || a.col - b.col;
 
@@ -112,6 +128,8 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     } else if (piece.type === 'block') {
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
     } else if (!piece.quoted) {
+      // A tracer's error pasted without a fence (a traceback in the post's text) is still the artifact.
+      if (!piece.heading && piece.lines.some(pastedError)) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
       sentencesOf(piece.lines, sentences);
     }
@@ -120,8 +138,15 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
-  facts.push(...artifacts.finish());
+  const unknown = prose.unknown;
+  facts.push(...artifacts.finish(() => RETURN_PROBE.test(text)));
   facts.sort(byPosition);
+  // A setting stated of another tool than the one the case's probe is made with (or when that is not
+  // known) is not the case's: two subjects, or unknown, never a blend.
+  if (facts.some((f) => f.about !== undefined)) {
+    const iface = facts.filter((f) => f.path === 'probe.interface' && f.about === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
+    for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.about !== undefined && facts[i]!.about !== iface) facts.splice(i, 1);
+  }
   claims.sort(byPosition);
   notClaims.sort(byPosition);
 
@@ -160,7 +185,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
-  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, conflicts, case: c as Case };
+  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {
@@ -171,5 +196,5 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
-  return { file, kind, facts, claims, notClaims, conflicts, case: checked.data };
+  return { file, kind, facts, claims, notClaims, unknown, conflicts, case: checked.data };
 }

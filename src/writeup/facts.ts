@@ -22,6 +22,11 @@ export interface WriteupFact {
   origin: FactOrigin;
   /** The lexicon pattern id, artifact kind (`kprobe_profile`) or explicit block (`front-matter`). */
   via: string;
+  /**
+   * The interface the sentence names as the setting's owner ("bpftrace hardcodes maxactive to 0"):
+   * the fact is that tool's, the case's only when the case's probe is made with it.
+   */
+  about?: string;
 }
 
 const TYPES = new Map(BASE_FACTS.map((f) => [f.name, f.type] as const));

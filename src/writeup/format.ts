@@ -27,6 +27,10 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
     out.push(`  not claims ${k.dim('(matched a claim pattern, but the author does not assert it)')}`);
     for (const n of x.notClaims) out.push(`    ${loc(n.line, n.col)}  ${n.kind}: ${n.reason}  ${k.dim(`"${n.text}"`)}`);
   }
+  if (x.unknown.length) {
+    out.push(`  stated unknown ${k.dim('(the write-up says these could not be known; they stay unknown)')}`);
+    for (const u of x.unknown) out.push(`    ${loc(u.line, u.col)}  ${k.bold(u.path)}: ${u.reason}  ${k.dim(`"${u.text}"`)}`);
+  }
   if (x.conflicts.length) {
     out.push(`  disagreements`);
     for (const c of x.conflicts) {

@@ -16,6 +16,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
   facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
@@ -23,7 +24,7 @@ const factsFile = z.object({
 
 const claimsFile = z.object({
   claims: z.array(z.object({ kind: z.enum(CLAIM_KINDS), needs: z.array(z.string().min(1)).optional(), patterns: z.array(regex).min(1) }).strict()),
-  not_a_claim: z.object({ question: regex, hedge: regex, attribution: regex, negation_before: regex, negation_after: regex }).strict(),
+  not_a_claim: z.object({ question: regex, hedge: regex, conditional: regex, attribution: regex, negation_before: regex, negation_after: regex }).strict(),
 }).strict();
 
 
@@ -40,16 +41,20 @@ export interface FactPattern {
 
 export interface Lexicon {
   facts: FactPattern[];
+  /** Sentences that say a fact could not be known, with the reason shown for it. */
+  unknown: Array<{ id: string; needs: string[]; re: RegExp; fact: string; reason: string }>;
   /** Lead + name, anchored where it is tried (sticky). */
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
+  /** The interface names alone (global): which tool a sentence names before a setting it states. */
+  tools: Array<{ re: RegExp; value: string }>;
   /** The `lead` every interface pattern starts with, alone (global): an interface is named only where it matches. */
   interfaceLead: RegExp;
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
-  notAClaim: { question: RegExp; hedge: RegExp; attribution: RegExp; negationBefore: RegExp; negationAfter: RegExp };
+  notAClaim: { question: RegExp; hedge: RegExp; conditional: RegExp; attribution: RegExp; negationBefore: RegExp; negationAfter: RegExp };
 }
 
 export interface LexiconTexts {
@@ -76,8 +81,10 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
       ],
     })),
+    unknown: (f.unknown ?? []).map((u) => ({ id: u.id, needs: u.needs ?? [], re: re(u.pattern, 'gi'), fact: u.fact, reason: u.reason })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`, 'yid'), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
+    tools: f.interfaces.names.map((n) => ({ re: re(`\\b${n.pattern}`, 'gi'), value: n.value })),
     interfaceLead: re(lead, 'gi'),
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
@@ -86,6 +93,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     notAClaim: {
       question: re(c.not_a_claim.question, 'i'),
       hedge: re(c.not_a_claim.hedge, 'i'),
+      conditional: re(c.not_a_claim.conditional, 'i'),
       attribution: re(c.not_a_claim.attribution, 'i'),
       negationBefore: re(c.not_a_claim.negation_before, 'i'),
       negationAfter: re(c.not_a_claim.negation_after, 'i'),

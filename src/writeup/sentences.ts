@@ -20,6 +20,16 @@ export interface WriteupClaim {
 }
 
 /** Words that matched a claim pattern but are not the author's claim, and why. */
+/** A fact the write-up says could not be known: it stays unknown in the case, with this reason. */
+export interface StatedUnknown {
+  path: string;
+  reason: string;
+  line: number;
+  col: number;
+  text: string;
+  via: string;
+}
+
 export interface NotAClaim {
   kind: ClaimKind;
   line: number;
@@ -95,6 +105,7 @@ function isBlank(c: number): boolean {
 /** A sentence ends at . ! or ? followed by a space, a tab or the end of the paragraph. */
 const BOUNDARY = /[.!?](?=[ \t]|$)/g;
 const MARKUP = /[`*]/g;
+const COMMENT = /<!--[\s\S]*?(?:-->|$)|^(?:(?!<!--)[\s\S])*?-->/g;
 
 /** The texts of a paragraph's lines, to join: one array reused (sentencesOf is not re-entered). */
 const TEXTS: string[] = [];
@@ -114,7 +125,11 @@ export function sentencesOf(lines: SourceLine[], into: Sentence[] = []): Sentenc
     joined = TEXTS.join(' ');
     TEXTS.length = 0;
   }
-  const clean = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
+  const marked = joined.includes('`') || joined.includes('*') ? joined.replace(MARKUP, ' ') : joined;
+  // An HTML comment (an issue template's hints: "e.g. kernel 5.15.0-91-generic") is not the
+  // author's text; blanked to its length, so offsets keep their source positions. One cut by a
+  // blank line leaves an opener without its end, or an end without its opener, in a paragraph.
+  const clean = marked.includes('<!--') || marked.includes('-->') ? marked.replace(COMMENT, (m) => ' '.repeat(m.length)) : marked;
   const paragraph: Paragraph = { lines };
   let begin = 0;
   // The boundaries are found by the regular expression (native code), not by a loop over every
@@ -176,7 +191,7 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
  * its `needs` words at a word start (a scan for them all is far cheaper than a case-insensitive regular expression),
  * and each match is judged within its sentence. Questions and hedged clauses state no facts.
  */
-export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[] } {
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
   // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
@@ -230,6 +245,11 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   };
 
   const facts: WriteupFact[] = [];
+  // Per sentence, computed once: whether it holds a quotation mark, and where it names a tool.
+  const quoted: Array<boolean | undefined> = [];
+  const hasQuotes = (i: number) => (quoted[i] ??= /["“‘]/.test(sentences[i]!.text));
+  const tools: Array<Array<{ at: number; value: string }> | undefined> = [];
+  const toolsIn = (i: number) => (tools[i] ??= toolsOf(sentences[i]!.text, lex));
   const used = new Map<string, Array<[number, number]>>();
   const overlaps = (key: string, a: number, b: number) => (used.get(key) ?? []).some(([x, y]) => a < y && x < b);
   const record = (i: number, f: WriteupFact, start: number, end: number) => {
@@ -242,7 +262,10 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   for (const p of lex.facts) {
     matches(p.re, p.needs, (m, i, s, start, end) => {
       if (question(i)) return;
-      if (lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) return;
+      const clause = clauseAround(s.text, start, end);
+      if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
+      if (hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
@@ -262,7 +285,14 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         } else value = valT;
         if (value === undefined) continue;
         const pos = s.at(where);
-        record(i, { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id }, start, end);
+        const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
+        // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
+        if (path.startsWith('probe.maxactive.')) {
+          let owner: string | undefined;
+          for (const t of toolsIn(i)) if (t.at < start) owner = t.value;
+          if (owner !== undefined) f.about = owner;
+        }
+        record(i, f, start, end);
       }
     });
   }
@@ -290,7 +320,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     }
     for (const [i, { m, value, start, end }] of first) {
       const s = sentences[i]!;
-      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clauseAround(s.text, start, end))) continue;
+      const clause = clauseAround(s.text, start, end);
+      if (question(i) || overlaps(`${i}|probe.interface`, start, end) || lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) continue;
       const vAt = m.indices?.groups?.v?.[0];
       const pos = s.at(vAt === undefined ? start : vAt);
       record(i, { path: 'probe.interface', value, line: pos.line, col: pos.col, text: m[0].trim(), origin: 'sentence', via: 'interface' }, start, end);
@@ -309,7 +340,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         while (clauseStart > 0 && !/[,;:(—]/.test(s.text[clauseStart - 1]!)) clauseStart--;
         const reason: NotAClaim['reason'] | undefined =
           question(i) ? 'question'
-          : n.hedge.test(s.text) ? 'hedged'
+          : n.hedge.test(s.text) || n.conditional.test(clauseAround(s.text, start, end)) ? 'hedged'
           : insideQuotes(s.text, start) ? 'quoted'
           : n.attribution.test(s.text.slice(0, start)) ? 'attributed'
           : n.negationBefore.test(s.text.slice(clauseStart, start)) || n.negationAfter.test(s.text.slice(end)) ? 'negated'
@@ -326,7 +357,16 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     claims.push(...found.values());
     for (const [i, r] of refused) if (!found.has(i)) rejected.push(r);
   }
-  return { facts, claims, rejected };
+  const unknown: StatedUnknown[] = [];
+  for (const u of lex.unknown) {
+    matches(u.re, u.needs, (m, i, s, start, end) => {
+      const clause = clauseAround(s.text, start, end);
+      if (question(i) || lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      const pos = s.at(start);
+      unknown.push({ path: u.fact, reason: u.reason, line: pos.line, col: pos.col, text: m[0], via: u.id });
+    });
+  }
+  return { facts, claims, rejected, unknown };
 }
 
 /**
@@ -346,7 +386,7 @@ const wordIndexes = new WeakMap<Lexicon, WordIndex>();
 function wordIndexOf(lex: Lexicon): WordIndex {
   let idx = wordIndexes.get(lex);
   if (idx) return idx;
-  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
   idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: anyOf(words) };
   for (const w of words) {
     const c0 = w.charCodeAt(0);
@@ -420,6 +460,16 @@ function sentencesWithWords(joined: string, starts: number[], idx: WordIndex): M
     if (bucket) for (const w of bucket) if (joined.startsWith(w, p)) add(w);
   }
   return out;
+}
+
+/** Where the sentence names an interface (a tool), in text order. */
+function toolsOf(text: string, lex: Lexicon): Array<{ at: number; value: string }> {
+  const out: Array<{ at: number; value: string }> = [];
+  for (const t of lex.tools) {
+    t.re.lastIndex = 0;
+    for (let m = t.re.exec(text); m !== null; m = t.re.exec(text)) out.push({ at: m.index, value: t.value });
+  }
+  return out.sort((a, b) => a.at - b.at);
 }
 
 function isQuestion(text: string, lex: Lexicon): boolean {

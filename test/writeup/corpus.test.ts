@@ -15,12 +15,7 @@ const dir = path.join(root, 'cases', 'writeups', 'real');
 // Threads on which today's reader and engine give a definite verdict outside the acceptable set.
 // The expectations stay as the expert decided them; this list records the gap so that a new
 // wrong verdict fails here, and so does a fixed one (then remove it). Issue 21 wants it empty.
-const KNOWN_WRONG_DEFINITE: Record<string, string> = {
-  // "bpftrace hardcodes maxactive to 0" (another tool, line 29) and "via tracefs" (an API list,
-  // line 24) are blended into one tracefs probe asking for r0, which tracefs refuses
-  // (capacity/maxactive-rejected-by-interface): issue 21 class 6, whose fact.
-  '011-cilium-ebpf-755-add-maxactive.md': 'setup-failure',
-};
+const KNOWN_WRONG_DEFINITE: Record<string, string> = {};
 
 let rules: Rules;
 let lex: Lexicon;

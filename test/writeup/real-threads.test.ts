@@ -30,7 +30,9 @@ const ROWS: Array<{ name: string; url: string; text: string; facts: Record<strin
     facts: { 'probe.registration.result': 'EBUSY', 'probe.interface': 'bpf-link' },
   },
   {
-    name: 'class 1/6: a failed attach of the entry kprobe is not the return probe\'s registration',
+    // No return probe anywhere in the excerpt: the thread is about this entry probe (as the corpus's
+    // expert reads bcc#3438, bcc#4055, kepler#847), so its facts are the case's; bcc names no errno here.
+    name: 'class 1/6: a failed attach of an entry kprobe, in a thread that shows no return probe, is the thread\'s probe',
     url: 'https://github.com/mYu4N/mytracer/issues/2',
     text: [
       'cannot attach kprobe, probe entry may not exist',
@@ -39,7 +41,7 @@ const ROWS: Array<{ name: string; url: string; text: string; facts: Record<strin
       '    (fn_name, event))',
       "Exception: Failed to attach BPF program b'kprobe__ipt_do_table' to kprobe b'ipt_do_table', it's not traceable (either non-existing, inlined, or marked as \"notrace\")",
     ].join('\n'),
-    facts: { 'probe.registration.result': undefined, 'probe.target': undefined },
+    facts: { 'probe.registration.result': 'error', 'probe.target': 'ipt_do_table' },
   },
   {
     name: 'class 2/4: bcc\'s own event names in kprobe_profile: r_…_bcc_PID is the return event, p_… its entry twin',
@@ -78,5 +80,161 @@ describe('kretprobe_example.c log lines (https://github.com/torvalds/linux/blob/
   it('a count of the registration that ended before the probe was planted again is not the current one', () => {
     const c = read(['[ 9386.574964] kretprobe at 0xffff000007cf01a8 unregistered', '[ 9386.580252] Missed probing 2 instances of ip6t_do_table', '[ 9405.547331] Planted return probe at ip6t_do_table: 0xffff000007cf01a8'].join('\n'));
     expect([at(c, 'counters.end.nmissed'), at(c, 'probe.registration.result'), at(c, 'probe.target')]).toEqual([undefined, 'ok', 'ip6t_do_table']);
+  });
+});
+
+/**
+ * Reader classes 3-8 of issue 21 on the prose and pastes of real threads (each cited), as posted.
+ * `facts` maps a case field to the value the case must hold (undefined: the field stays unknown);
+ * `claims` lists the claim kinds found, in order. Each row failed before its class was read.
+ */
+const THREADS: Array<{ name: string; url: string; text: string; facts: Record<string, unknown>; claims?: string[] }> = [
+  {
+    name: 'class 3: a sentence that the target is inlined into its caller is a coverage fact',
+    url: 'https://github.com/iovisor/bcc/issues/1667',
+    text: 'In the case of Android, `__vfs_read` is also being inlined into `vfs_read`, which results in no READs being registered by filetop.\n',
+    facts: { 'probe.target': '__vfs_read', 'coverage.inlined_call_sites': 'some' },
+  },
+  {
+    name: 'class 3: a kallsyms listing grepped for a function that holds only its .isra clone',
+    url: 'https://github.com/sustainable-computing-io/kepler/issues/847',
+    text: 'can we use this?\n```\n$ grep finish_task_switch /proc/kallsyms\n0000000000000000 t finish_task_switch.isra.0\n```\n',
+    facts: { 'probe.target': 'finish_task_switch', 'coverage.clones': ['finish_task_switch.isra.0'] },
+  },
+  {
+    name: 'class 5: uname -a without its node name is a release with its vendor suffix, the machine and the preemption model',
+    url: 'https://github.com/chipsec/chipsec/issues/1154',
+    text: '```\nLinux 5.10.23-1-MANJARO #1 SMP PREEMPT Thu Mar 11 18:47:18 UTC 2021 x86_64 GNU/Linux\n\nDISTRIB_ID=ManjaroLinux\nDISTRIB_RELEASE=21.0\n```\n',
+    facts: { 'kernel.release': '5.10.23-1-MANJARO', 'kernel.arch': 'x86_64', 'kernel.preemption': true },
+  },
+  {
+    name: 'class 5: a series ("kernel 4.17") is neither a release nor a version',
+    url: 'https://github.com/iovisor/bcc/issues/1921',
+    text: 'This is on Fedora 28 with kernel 4.17 and bcc-0.6.0.\n',
+    facts: { 'kernel.release': undefined, 'kernel.version': undefined },
+  },
+  {
+    name: 'class 5: a bare point release ("kernel 5.15.8") is the upstream version, not a release',
+    url: 'https://github.com/linuxdeepin/deepin-anything/issues/40',
+    text: 'xanmod kernel 5.15.8\n',
+    facts: { 'kernel.release': undefined, 'kernel.version': '5.15.8' },
+  },
+  {
+    name: 'class 5: a range of releases ("Linux v4.12+") is not a release',
+    url: 'https://github.com/elastic/beats/issues/20327',
+    text: 'Originally this parameter was only available to kprobes set by the kernel. Starting in Linux v4.12+, it is exposed in the _kprobe_events_ file ([commit](https://github.com/kinvolk/linux/commit/3c713f1ba24255f0537f283ea6cab2efc435903a)).\n',
+    facts: { 'kernel.release': undefined, 'kernel.version': undefined },
+  },
+  {
+    name: 'class 6: another tool\'s pool setting, in a thread about a different interface, is not the case\'s',
+    url: 'https://github.com/cilium/ebpf/pull/755',
+    text: [
+      'From the kernel side we have two separate APIs to create a kretprobe:',
+      '',
+      '1. via `tracefs`: supports setting `maxactive` and missed events are reported via',
+      '[`/sys/kernel/debug/tracing/kprobe_profile`](https://docs.kernel.org/trace/kprobetrace.html#event-profiling).',
+      '',
+      'On the user space side, maxactive is exposed in [`bcc`](https://github.com/iovisor/bcc/pull/2224) and [`gobpf`](https://github.com/iovisor/gobpf/pull/39). `bpftrace` [hardcodes maxactive to `0`](https://github.com/iovisor/bpftrace/blob/dcc105da3ff024f981143a8408b6d3956bfd73b6/src/attached_probe.cpp#L901) and would like to print the number of missed events instead.',
+      '',
+    ].join('\n'),
+    facts: { 'probe.maxactive.requested': undefined },
+  },
+  {
+    name: 'class 7: "I have not noticed any missing events" is a no-misses claim',
+    url: 'https://github.com/weaveworks/tcptracer-bpf/issues/24',
+    text: 'Every time I start tcptracer-bpf, it misses 28 kretprobes on tcp_v4_connect. I have not noticed any missing "connect" events but this is surprising.\n',
+    facts: {},
+    claims: ['no-misses'],
+  },
+  {
+    name: 'class 7: a condition hedges its own clause, not the assertion after it ("(and no nmissed events)")',
+    url: 'https://github.com/bpftrace/bpftrace/issues/1035',
+    text: 'If I increase `maxactive` manually (the last argument of `bpf_attach_kprobe`), kretprobe fired as expected (and no `nmissed` events).\n',
+    facts: {},
+    claims: ['no-misses'],
+  },
+  {
+    name: 'class 2/8: struct kretprobe fields printed by a bpftrace script at unregister_kretprobe',
+    url: 'https://github.com/bpftrace/bpftrace/issues/1035',
+    text: "```\n% sudo ./src/bpftrace -e \\\n'kprobe:unregister_kretprobe {\n   $rp = (struct kretprobe*)arg0;\n   printf(\"nmissed=%d, maxactive=%d\\n\", $rp->nmissed, $rp->maxactive);\n}'\nAttaching 1 probe...\nnmissed=99, maxactive=2\n```\n",
+    facts: { 'counters.end.nmissed': 99, 'probe.maxactive.effective': 2 },
+  },
+  {
+    name: 'class 8: settings stated in prose (a Chinese thread): maxactive changed to 8, an entry handler that returns a negative value',
+    url: 'https://github.com/bytedance/Elkeid/issues/339',
+    text: '- 将 entry_handler 函数内容，修改为打印内核日志后返回负值，以标识完成一次 entry_handler 调用。\n- 将 my_kretprobe 结构体中的 maxactive 变量值，修改为 8，以便快速验证。\n',
+    facts: { 'probe.maxactive.requested': 8, 'probe.entry_handler.present': true, 'probe.entry_handler.can_filter': true },
+  },
+  {
+    name: 'class 8: a probe said to remain disabled after it was attached again is not armed',
+    url: 'https://github.com/bytedance/Elkeid/issues/720',
+    text: 'Manually simulated excessive DNS requests to observe whether the kretprobe had been unregistered. After waiting for a period, it was found that the kretprobe was reattached but remained in a disabled state.\n',
+    facts: { 'probe.armed': false },
+  },
+  {
+    name: 'class 4: ply\'s lost-event line is the ledger\'s lost events',
+    url: 'https://github.com/wkz/ply/issues/16',
+    text: 'After a little bit ply quits with this message:\n\n```\nerror: lost 52 eventsply: deactivating\nERR:75\n```\n',
+    facts: { 'ledger.lost_events': 52, 'counters.end.nmissed': undefined },
+  },
+  {
+    name: 'class 4: an agent\'s ring-buffer lost counter, and its pairing of events by thread id',
+    url: 'https://github.com/cilium/tetragon/pull/422',
+    text: "At the moment we merge kprobe events by matching the 'thread_id', which can lead to wrong events in case we have LOST events like in following sequence of received events.\n\n```\n        Ring buffer:        received=1829323, lost=58838568, errors=0\n        Merged events:      pushed=1252435, ok=230527, errors=1021908\n```\n",
+    facts: { 'ledger.lost_events': 58838568, 'ledger.identity': 'task-only', 'counters.end.nmissed': undefined },
+  },
+  {
+    name: 'class 1: LKRG\'s log of a refused register_kretprobe() names the function and the errno',
+    url: 'https://github.com/lkrg-org/lkrg/issues/90',
+    text: "```\n[   16.654287] [p_lkrg] Loading LKRG...\n[   17.030168] [p_lkrg] [kretprobe] register_kretprobe() for <ovl_create_or_link> failed! [err=-2]\n[   17.721312] [p_lkrg] LKRG initialized successfully!\n[…]\n```\n",
+    facts: { 'probe.interface': 'module', 'probe.target': 'ovl_create_or_link', 'probe.registration.result': 'ENOENT' },
+  },
+  {
+    name: 'class 1/3: cilium/ebpf\'s "symbol not found" for a function the kernel only has as a clone',
+    url: 'https://github.com/DataDog/datadog-agent/pull/50926',
+    text: 'CWS attaches the kprobe by exact name, so attachment fails:\n\n```\nsymbol \'attach_recursive_mnt\' not found: invalid argument\n```\n',
+    facts: { 'probe.target': 'attach_recursive_mnt', 'probe.registration.result': 'EINVAL' },
+  },
+  {
+    name: 'class 2/4: a bpftrace script pasted without a fence name, its keyed counts per probe printed apart',
+    url: 'https://github.com/bpftrace/bpftrace/issues/1811',
+    text: '```\nkprobe:nfsd_dispatch {\n        @enters[0] = count();\n}\n\nkretprobe:nfsd_dispatch {\n        @enters[1] = count();\n}\n\ninterval:s:1 {\n        print(@enters);\n}\n```\nWhen I copy data to the nfs mountpoint, below is the output:\n```\n@enters[1]: 89\n@enters[0]: 408\n\n@enters[1]: 91\n@enters[0]: 410\n```\n',
+    facts: { 'probe.interface': 'bpftrace', 'probe.target': 'nfsd_dispatch', 'probe.registration.result': 'ok', 'ledger.entry_events': 410, 'ledger.returns': 91 },
+  },
+  {
+    name: 'class 8: the author says the probed function sleeps; the target named in a code span',
+    url: 'https://github.com/iovisor/bcc/issues/1072',
+    text: 'tools/tcpaccept.py installs a kretprobe on `inet_csk_accept()` but that function can sleep for a long time (waiting for an incoming connection).\n',
+    facts: { 'probe.target': 'inet_csk_accept', 'concurrency.target_sleeps': true },
+  },
+  {
+    name: 'class 1: strace of a refused write to kprobe_events, pasted in the prose: the errno, from tracefs, for the entry probe the thread is about',
+    url: 'https://github.com/iovisor/bcc/issues/1634',
+    text: 'Here\'s the strace dump from trying to run "trace" program. Any ideas?\n\n`openat(AT_FDCWD, "/sys/kernel/debug/tracing/kprobe_events", O_WRONLY|O_APPEND) = 5\ngetpid()                                = 20175\nwrite(5, "p:kprobes/p__/test_bcc_20175 ./test", 35) = -1 EINVAL (Invalid argument)\nwrite(1, "Failed to attach BPF to kprobe\\n", 31) = 31\nclose(3)                                = 0`\n',
+    facts: { 'probe.interface': 'tracefs', 'probe.registration.result': 'EINVAL', 'probe.target': undefined },
+  },
+  {
+    name: 'class 5: "Kernel info" with a release whose vendor suffix holds dotted numbers is a release, not a range',
+    url: 'https://github.com/bytedance/Elkeid/issues/720',
+    text: '**OS information (please complete the following information):**\n - Distribution: CentOS\n - Version 7.8\n - Kernel info 3.10.0-1062.9.1.el7.x86_64\n',
+    facts: { 'kernel.release': '3.10.0-1062.9.1.el7.x86_64' },
+  },
+];
+
+describe('reader classes 3-8 on real threads (issue 21)', () => {
+  it.each(THREADS)('$name ($url)', ({ text, facts, claims }) => {
+    const x = extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+    const c = x.case as unknown as Obj;
+    for (const [p, v] of Object.entries(facts)) expect([p, at(c, p)]).toEqual([p, v]);
+    if (claims) expect(x.claims.map((k) => k.kind)).toEqual(claims);
+  });
+});
+
+// class 8: what a thread says could not be known stays unknown, with that reason beside it.
+describe('stated unknowns (issue 21 class 8)', () => {
+  it('an interface said to report no missed events leaves nmissed unknown, with why (https://github.com/cilium/ebpf/pull/755)', () => {
+    const x = extractWriteup('# excerpt\n\n2. via `perf_event_open`: supports neither `maxactive` nor missed events.\n', 'thread.md', lex);
+    expect(x.unknown.map((u) => [u.path, u.via])).toEqual([['counters.end.nmissed', 'interface-reports-no-misses']]);
+    expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBeUndefined();
   });
 });

@@ -58,6 +58,15 @@ describe('sentence facts', () => {
     expect(got.length).toBe(want.length);
   });
 
+  // Issue templates leave HTML comments in the post ("- Kernel version: <!-- e.g. 6.15.6 -->", as
+  // ValveSoftware/Proton's bug template has it): an example in one is not the author's kernel.
+  it('takes no facts from an HTML comment, and keeps the columns of the text after it', () => {
+    expect(read('- Kernel version: <!-- e.g. kernel 5.15.0-91-generic -->').facts).toEqual([]);
+    const f = read('<!-- e.g. kernel 5.15.0-91-generic --> We run kernel 6.1.0-9-amd64.').facts;
+    expect(f.map((x) => [x.path, x.value, x.col])).toEqual([['kernel.release', '6.1.0-9-amd64', 54]]);
+    expect(read('<!-- a hint\n\nkernel 5.15.0-91-generic -->\n\nHello.').facts).toEqual([]);
+  });
+
   it('takes no facts from a question or a hedged clause', () => {
     expect(read('Was nmissed 99?').facts).toEqual([]);
     expect(read('Maybe nmissed was 99.').facts).toEqual([]);
