@@ -1,4 +1,5 @@
 import { BASE_BY_NAME, type FactValue } from '../facts/facts.js';
+import { parseRelease } from '../kernel/history.js';
 
 /**
  * The values a completion may give an unknown case field: the world space behind "every
@@ -44,8 +45,14 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
       return ['ok', 'EINVAL'];
     case 'probe.target':
       return ['f', 'f.cold'];
+    case 'kernel.version': {
+      // A release that pins an upstream point release (6.12.95+deb12-amd64) is what the kernel
+      // model reads (kernel.upstream_release); the version can then change nothing.
+      const release = known.get('kernel.release');
+      if (typeof release === 'string' && parseRelease(release)?.patch !== undefined) return [];
+      return labels(known, ['kernel.release', 'kernel.version'], RELEASES[0]!).concat(RELEASES.slice(1));
+    }
     case 'kernel.release':
-    case 'kernel.version':
       return labels(known, ['kernel.release', 'kernel.version'], RELEASES[0]!).concat(RELEASES.slice(1));
     case 'kernel.possible_cpus':
       return [...new Set([1, 2, 4, 8, ...[known.get('kernel.possible_cpu_count')].filter((v): v is number => typeof v === 'number')])];

@@ -44,13 +44,15 @@ export interface Settled {
 export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
-const BUDGET = 800;
+const BUDGET = 400;
 /** Judgements confirming one verdict for one value of one field, while ranking `decides`. */
 const PER_VALUE = 3;
+/** The same for a field of two or three values (a flag, an outcome): few values, so each may search longer. */
+const PER_SMALL = 30;
 /** Judgements ranking `decides` may spend on short searches; past it each value is judged by the fold alone. */
-const RANKING_DEEP = 60;
+const RANKING_DEEP = 120;
 /** Judgements ranking `decides` may spend in all; past it a field is kept where the fold lists it. */
-const RANKING_BUDGET = 150;
+const RANKING_BUDGET = 200;
 
 /** A check's answer in one partial completion: its truth, and the case fields it waits for. */
 interface Checked {
@@ -350,15 +352,15 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   let possible: VerdictId[];
   try {
     const root = w.node(new Map());
-    if (root.dead) return { ...fast, exact: false };
+    if (root.dead) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
     possible = sorted(set, root.could.filter((v) => w.reach(v, new Map()) !== undefined));
   } catch (e) {
-    if (e === EXHAUSTED) return { ...fast, exact: false };
+    if (e === EXHAUSTED) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
     throw e;
   }
   // No consistent completion at all: the constraints rule every world out (a contradiction the
   // known facts alone do not show); the fold's answer stands.
-  if (!possible.length) return { ...fast, exact: false };
+  if (!possible.length) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
   const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
   if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
@@ -376,7 +378,7 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
       let narrows = 0;
       const answers = new Set<string>();
       for (const value of domains.get(field)) {
-        const r = w.reachWith(possible, field, value, w.evals < deep ? PER_VALUE : 0);
+        const r = w.reachWith(possible, field, value, w.evals < deep ? (domains.get(field).length <= 3 ? PER_SMALL : PER_VALUE) : 0);
         if (!r) continue; // no consistent world has this value
         answers.add(r.got.join(','));
         if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);

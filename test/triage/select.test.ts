@@ -29,6 +29,9 @@ const regOk = 'kernel: { release: 6.12.95+deb12-amd64 }\nprobe: { target: pipe_r
 // the pool's only when the kprobe's own part is known to stay level (issue 20, class 1).
 const poolRose = 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 1, kprobe_nmissed: 0 } }\n';
 
+/** The questions about capacity and what the miss counters say: the pool, the kernel that sets its default, the demand, the counters. */
+const CAPACITY = ['kernel-release', 'maxactive-effective', 'maxactive-requested', 'possible-cpus', 'observed-high-water', 'observed-demand-high-water', 'counters-source', 'start-nmissed', 'end-nmissed'];
+
 describe('next question', () => {
   it.each([
     ['a new case: the target first', '', 'target'],
@@ -38,21 +41,24 @@ describe('next question', () => {
     // A registered probe was not on the blacklist (the kernel refuses one there): the blacklist is
     // no longer worth asking. Capacity comes before interpreting the counters: the pool in force
     // (kprobe_events shows it for tracefs). The release alone rules no verdict out yet.
-    ['armed known: the pool in force (capacity before the counters)', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', 'maxactive-effective'],
+    ['armed known: what the counters and the pool mean on this kernel, or the pool itself', 'probe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: true }\n', CAPACITY],
     ['registration unknown: is the target blacklisted (a setup failure)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, armed: true }\n', 'registration-result'],
     ['armed asked and unknown: records can still prove it live (the return hits)', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok, epoch: a }, armed: unknown }\ncoverage: { blacklisted: false }\n', 'counters-source'],
     // Records prove the probe live (and registered, though its epoch is not given): capacity next.
-    ['armed unknown but returns recorded: move on to capacity', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', 'maxactive-effective'],
+    ['armed unknown but returns recorded: move on to capacity', 'kernel: { release: 6.12.95 }\nprobe: { target: pipe_read, interface: tracefs, registration: { result: ok }, armed: unknown }\ncoverage: { blacklisted: false }\nledger: { returns: 2 }\n', CAPACITY],
     // The release gives tracefs's pool; whether the open calls reached it is the capacity question.
-    ['setup excluded: the measured high-water mark against the pool (capacity-missed)', regOk, 'observed-high-water'],
-    ['epochs known: the miss counters', `${regOk}counters: { source: kprobe_profile, start: { epoch: a }, end: { epoch: a } }\n`, 'start-nmissed'],
+    ['setup excluded: the pool and the demand on it (capacity-missed)', regOk, CAPACITY],
+    ['epochs known: the pool or the miss counters', `${regOk}counters: { source: kprobe_profile, start: { epoch: a }, end: { epoch: a } }\n`, CAPACITY],
     // A level valid counter proves no call went without an instance: an entry probe could not
     // show a capacity miss, so its hits are not asked.
     ['counters level: no entry-probe question, the open-call questions', `${regOk}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\n`, 'unusual-return'],
     ['counters level, no entry probe: the independent ledger', `${regOk}counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 0, kprobe_nmissed: 0 } }\nledger: { entry_events: unknown }\n`, 'unusual-return'],
   ])('%s', async (_name, body, id) => {
     const { p } = await plan(body);
-    expect(p.next?.id).toBe(id);
+    // Where several capacity questions split the verdicts about as much, any of them may come
+    // first; never a ledger, handler or claim question before capacity is settled.
+    if (Array.isArray(id)) expect(id).toContain(p.next?.id);
+    else expect(p.next?.id).toBe(id);
   });
 
   it('setup excluded: the counters before the independent ledger', async () => {
@@ -114,7 +120,9 @@ describe('remaining unknowns', () => {
     const rest = remainingUnknowns(p).map((f) => f.question?.id);
     // The interface only picks the commands (asked first, as the target is): it decides no verdict.
     expect(rest.slice(0, 3)).toEqual(['registration-result', 'armed', 'blacklisted']);
-    expect(rest).toContain('maxactive-requested');
+    // The requested pool splits the verdicts once the interface is known (tracefs refuses r0).
+    const tracefs = await plan('probe: { target: pipe_read, interface: tracefs, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
+    expect(remainingUnknowns(tracefs.p).map((f) => f.question?.id)).toContain('maxactive-requested');
   });
 });
 
