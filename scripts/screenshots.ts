@@ -43,7 +43,7 @@ writeFileSync(generated, generatedCase(truth));
 const reports: Array<[string, string]> = [
   ['lab-6-12-constrained', report('lab-6-12-constrained', ['cases/lab/6.12/constrained.yaml', '--ops', 'test/fixtures/ledger/fixture-r2.ops.jsonl', '--trace', 'test/fixtures/ledger/fixture-r2.trace.txt', '--capture-stop-ns', '6200000000'])],
   [`generated-${events}`, report(`generated-${events}`, [generated, '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'probe.jsonl'), '--capture-stop-ns', String(truth.stop_us * 1000)])],
-  ['writeup-pipe-read-tracefs-r2', report('writeup-pipe-read-tracefs-r2', ['cases/writeups/pipe-read-tracefs-r2.md'])],
+  ['writeup-nfsd-module-postmortem', report('writeup-nfsd-module-postmortem', ['cases/writeups/nfsd-module-postmortem.md'])],
 ];
 
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });

@@ -64,7 +64,6 @@ describe('audit output', () => {
     // Each field one of whose values leaves a possible verdict out (the counters' values only
     // matter once their source is known, so the source is what is listed).
     expect(v.missing).toEqual(expect.arrayContaining(['counters.source', 'probe.armed', 'ledger.eligible']));
-    expect(v.missing).not.toContain('counters.end.nmissed');
   });
 
   it('--help documents the exit codes', () => {
@@ -88,7 +87,6 @@ describe('audit text: what to collect', () => {
   it('gives a bpftrace case the commands its probes have, never kprobe_profile or tracefs event ids', () => {
     const r = cli(['audit', c('table/writeup-no-counters.yaml')]);
     expect(r.stdout).toMatch(/^ {4}probe\.armed {2}<- bpftool link show/m);
-    expect(r.stdout).toMatch(/^ {4}ledger\.buffer_overruns {2}<- grep -E '\^Lost \[0-9\]\+ events' <bpftrace output>/m);
     const hints = r.stdout.slice(r.stdout.indexOf('  missing'), r.stdout.indexOf('  next'));
     expect(hints).not.toMatch(/kprobe_profile|events\/kprobes/);
     for (const format of ['json', 'markdown']) {
