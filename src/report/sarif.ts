@@ -87,29 +87,20 @@ export function sarifHead(rules: RuleSet, versions: Versions, verdictIds: readon
       help: { text: `${unfilled(next)} (Source: ${source}${url ? `, ${url}` : ''})`, markdown: `${unfilled(next, true)}\n\nSource: ${url ? `[${source}](${url})` : source}` },
     };
   };
+  // A check, or a broken constraint (a warning: the evidence contradicts itself, rules/constraints/).
+  const described = (spec: { id: string; title: string; explains: string; next: string; source: string }, level: string, properties: Record<string, unknown>) => ({
+    id: spec.id,
+    name: spec.id.replace(/[/-](.)/g, (_, c: string) => c.toUpperCase()),
+    shortDescription: { text: unfilled(spec.title) },
+    fullDescription: { text: unfilled(spec.explains.replace(/\s+/g, ' ').trim()) },
+    ...help(spec.source, spec.next.replace(/\s+/g, ' ').trim()),
+    defaultConfiguration: { level },
+    properties: { ...properties, source: spec.source, ...(sourceLink(spec.source) ? { source_link: sourceLink(spec.source) } : {}) },
+  });
   for (const r of rules.rules) {
-    descriptors.push({
-      id: r.spec.id,
-      name: r.spec.id.replace(/[/-](.)/g, (_, c: string) => c.toUpperCase()),
-      shortDescription: { text: unfilled(r.spec.title) },
-      fullDescription: { text: unfilled(r.spec.explains.replace(/\s+/g, ' ').trim()) },
-      ...help(r.spec.source, r.spec.next.replace(/\s+/g, ' ').trim()),
-      defaultConfiguration: { level: r.spec.verdict === 'warning' ? 'warning' : LEVEL[r.spec.verdict] === 'none' ? 'note' : LEVEL[r.spec.verdict] },
-      properties: { verdict: r.spec.verdict, weight: r.spec.weight, source: r.spec.source, ...(sourceLink(r.spec.source) ? { source_link: sourceLink(r.spec.source) } : {}) },
-    });
+    descriptors.push(described(r.spec, r.spec.verdict === 'warning' ? 'warning' : LEVEL[r.spec.verdict] === 'none' ? 'note' : LEVEL[r.spec.verdict], { verdict: r.spec.verdict, weight: r.spec.weight }));
   }
-  // A broken constraint is a warning: the evidence contradicts itself (rules/constraints/).
-  for (const k of rules.constraints) {
-    descriptors.push({
-      id: k.spec.id,
-      name: k.spec.id.replace(/[/-](.)/g, (_, c: string) => c.toUpperCase()),
-      shortDescription: { text: unfilled(k.spec.title) },
-      fullDescription: { text: unfilled(k.spec.explains.replace(/\s+/g, ' ').trim()) },
-      ...help(k.spec.source, k.spec.next.replace(/\s+/g, ' ').trim()),
-      defaultConfiguration: { level: 'warning' },
-      properties: { constraint: true, source: k.spec.source, ...(sourceLink(k.spec.source) ? { source_link: sourceLink(k.spec.source) } : {}) },
-    });
-  }
+  for (const k of rules.constraints) descriptors.push(described(k.spec, 'warning', { constraint: true }));
   for (const c of rules.claims) {
     descriptors.push({
       id: c.spec.id,

@@ -23,9 +23,9 @@ function unexpected(problems: string[], label: string): string[] {
 //  - possible and decides equal (decides as a set, its order never against the oracle's ranking).
 // Over every shipped case the oracle can enumerate, and over cases generated from them (a random
 // completion with one to three fields forgotten again). ORACLE_CASES sets how many (npm run fuzz: more).
-// Not yet 100%: the disagreements still open are listed, by case and kind, in
-// known-disagreements.json (issue 20 is not done until that list is empty). A disagreement not
-// on the list fails the test; one on the list that no longer shows is reported, to be removed.
+// Disagreements still open would be listed, by case and kind, in known-disagreements.json (empty
+// now). A disagreement not on the list fails the test; one on the list that no longer shows is
+// reported, to be removed.
 const GENERATED = Number(process.env.ORACLE_CASES ?? 300);
 const LIMIT = 4000;
 const root = path.resolve(import.meta.dirname, '../..');
