@@ -290,12 +290,11 @@ async function readCase(c: Case, compiled: CompiledRules, given: Facts, facts: F
   const fast = choose(policy, findings, undecided);
   let { verdict, possible, decides } = fast;
   let exact = true;
-  const constraintNeeds = openConstraintNeeds(compiled.set, facts);
   // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
   // completions are searched for the verdicts they really give and the facts that split them.
   if (verdict === policy.fallback.id) {
     const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
-    const settled = settle(compiled.set, base, facts, fast, constraintNeeds, untrusted);
+    const settled = settle(compiled.set, base, facts, fast, untrusted);
     ({ verdict, possible, decides, exact } = settled);
   }
   return { findings, undecided, notApplied, verdict, possible, decides, exact };
@@ -345,16 +344,6 @@ function contradictions(set: RuleSet, given: Facts): { broken: Array<{ constrain
     untrusted = new Set([...named].filter((n) => !BASE_BY_NAME.has(n)));
     facts = factsOfValues(new Map([...given.values].filter(([k]) => BASE_BY_NAME.has(k) && !named.has(k))), untrusted);
   }
-}
-
-/** The case fields behind each constraint the known facts leave undecided. */
-function openConstraintNeeds(set: RuleSet, facts: Facts): string[][] {
-  const out: string[][] = [];
-  for (const k of set.constraints) {
-    const o = truthOf(k.spec.broken_when, facts.values);
-    if (o.truth === 'unknown') out.push(needsOf(o, facts));
-  }
-  return out;
 }
 
 function checkExpected(c: Case, v: CaseVerdict): ExpectedCheck {

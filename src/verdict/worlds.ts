@@ -346,21 +346,23 @@ export function settle(...args: Parameters<typeof settleCase>): Settled {
   return r;
 }
 
-function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, _constraintNeeds: ReadonlyArray<readonly string[]>, untrusted?: ReadonlySet<string>): Settled {
+function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, untrusted?: ReadonlySet<string>): Settled {
   const domains = new Domains(known.values);
+  // The fold's superset stands; of what it waits for, only the fields a completion can fill.
+  const folded = (): Settled => ({ ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false });
   const w = new Worlds(set, base, domains, untrusted, BUDGET);
   let possible: VerdictId[];
   try {
     const root = w.node(new Map());
-    if (root.dead) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
+    if (root.dead) return folded();
     possible = sorted(set, root.could.filter((v) => w.reach(v, new Map()) !== undefined));
   } catch (e) {
-    if (e === EXHAUSTED) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
+    if (e === EXHAUSTED) return folded();
     throw e;
   }
   // No consistent completion at all: the constraints rule every world out (a contradiction the
   // known facts alone do not show); the fold's answer stands.
-  if (!possible.length) return { ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false };
+  if (!possible.length) return folded();
   const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
   if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
