@@ -16,10 +16,19 @@ import { parseRelease } from '../kernel/history.js';
 /** Kernels the model places differently (before/after 5.17, 6.2, 6.7, 6.14; a vendor ABI). */
 const RELEASES = ['5.4.0-150-generic', '5.10.20', '5.15.17', '6.1.90', '6.12.95', '6.15.2', '4.18.0-348.el8.x86_64'];
 
-/** The numbers a count may take in this case's completions, ascending. */
-function numbers(known: ReadonlyMap<string, FactValue>, min: number): number[] {
+/** Durations and timestamps are named `…_ns`; every other number of a case is a count. */
+const isTime = (name: string) => name.endsWith('_ns');
+
+/**
+ * The numbers a field may take in this case's completions, ascending: the case's own numbers
+ * of the same unit only. A count is compared with counts and constants, never with a duration
+ * (no rule or derivation reads a count against a `_ns` figure), so a timestamp among a count's
+ * values would only multiply the completions without adding a world that differs.
+ */
+function numbers(known: ReadonlyMap<string, FactValue>, min: number, time: boolean): number[] {
   const out = new Set<number>([min, min + 1]);
-  const own = [...known.values()].filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  const own: number[] = [];
+  for (const [name, v] of known) if (typeof v === 'number' && Number.isFinite(v) && isTime(name) === time) own.push(v);
   for (const x of own) for (const n of [x - 1, x, x + 1]) if (n >= min) out.add(n);
   return [...out].sort((a, b) => a - b);
 }
@@ -57,8 +66,8 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
     case 'kernel.possible_cpus':
       return [...new Set([1, 2, 4, 8, ...[known.get('kernel.possible_cpu_count')].filter((v): v is number => typeof v === 'number')])];
     case 'probe.maxactive.requested':
-      return numbers(known, -1);
+      return numbers(known, -1, false);
   }
-  if (f.type === 'number') return numbers(known, 0);
+  if (f.type === 'number') return numbers(known, 0, isTime(field));
   return labels(known, [field], 'other');
 }

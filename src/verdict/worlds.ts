@@ -41,7 +41,7 @@ export interface Settled {
 }
 
 /** What the searches have cost so far in this process (npm run bench prints it). */
-export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0 };
+export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0, ranking: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
 const BUDGET = 400;
@@ -156,6 +156,10 @@ interface Witness {
 
 /** A partial completion judged: the verdicts its worlds may get and the fields its judgement reads. */
 interface Node {
+  /** The fields this partial completion sets, in the order they were set. */
+  added: ReadonlyMap<string, FactValue>;
+  /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending. */
+  ids: readonly number[];
   dead: boolean;
   could: VerdictId[];
   sketch: Sketch;
@@ -166,6 +170,8 @@ interface Node {
 
 /** Thrown (not an Error: no stack to build) when a search spends its budget. */
 const EXHAUSTED = { exhausted: true } as const;
+/** Thrown when a try has ruled out enough values to start again with what it learnt (reachSoon). */
+const RESTART = { restart: true } as const;
 
 /** Each field's domain, worked out when the search first fills it (the case's own values decide it). */
 class Domains {
@@ -180,6 +186,10 @@ class Domains {
     return this.get(field).length > 0;
   }
 }
+
+/** Values a first try at one verdict may see ruled out before it restarts with what it learnt (then twice as many, …). */
+const RESTART_FIRST = 16;
+
 
 /**
  * The targeted search: for one verdict at a time, is there a consistent completion that gets it?
@@ -202,28 +212,53 @@ class Worlds {
     private budget: number,
   ) {}
 
-  node(added: ReadonlyMap<string, FactValue>): Node {
-    const key = [...added.keys()].sort().map((k) => `${k}=${JSON.stringify(added.get(k))}`).join('\u0000');
-    let n = this.memo.get(key);
-    if (n) return n;
+  /** One id per field=value pair this search has set, so a memo key is a short list of numbers. */
+  private readonly pairs = new Map<string, Map<FactValue, number>>();
+  private idOf(field: string, value: FactValue): number {
+    let byValue = this.pairs.get(field);
+    if (!byValue) this.pairs.set(field, (byValue = new Map()));
+    // Domain values are primitives or one shared list per field, so identity is equality here.
+    let id = byValue.get(value);
+    if (id === undefined) byValue.set(value, (id = this.nextId++));
+    return id;
+  }
+  private nextId = 0;
+
+  /** The case as given: no unknown field set. */
+  top(): Node {
+    const hit = this.memo.get('');
+    if (hit) return hit;
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    // One field further than its parent (the same fields less the last one set): only what rests
-    // on that field is worked out again.
-    let facts: Facts;
-    let judged: Judged;
-    if (added.size === 0) {
-      facts = factsOfValues(new Map(this.base), this.untrusted);
-      judged = judgeFull(this.set, facts);
-    } else {
-      const entries = [...added];
-      const [field, value] = entries[entries.length - 1]!;
-      const parent = this.node(new Map(entries.slice(0, -1)));
-      facts = factsWith(parent.facts, field, value, this.untrusted);
-      judged = judgeFull(this.set, facts, parent.judged, changedBy(field));
-    }
+    const facts = factsOfValues(new Map(this.base), this.untrusted);
+    return this.keep('', new Map(), [], facts, judgeFull(this.set, facts));
+  }
+
+  /**
+   * `parent` with one more field set. The memo key is the set of pairs, whatever the order they
+   * were set in, so a partial completion reached by two fill orders is judged once; only what
+   * rests on the new field is worked out again.
+   */
+  child(parent: Node, field: string, value: FactValue): Node {
+    const id = this.idOf(field, value);
+    const ids = [...parent.ids];
+    let at = ids.length;
+    while (at > 0 && ids[at - 1]! > id) at--;
+    ids.splice(at, 0, id);
+    const key = ids.join(',');
+    const hit = this.memo.get(key);
+    if (hit) return hit;
+    if (++this.evals > this.budget) throw EXHAUSTED;
+    SEARCH_STATS.judgements++;
+    const added = new Map(parent.added);
+    added.set(field, value);
+    const facts = factsWith(parent.facts, field, value, this.untrusted);
+    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changedBy(field)));
+  }
+
+  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: Facts, judged: Judged): Node {
     const s = judged.sketch;
-    n = { dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
+    const n: Node = { added, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
     this.memo.set(key, n);
     return n;
   }
@@ -255,8 +290,8 @@ class Worlds {
   }
 
   /** A consistent completion of `added` whose verdict is `target`, or undefined when there is none. */
-  reach(target: VerdictId, added: ReadonlyMap<string, FactValue>): Witness | undefined {
-    const n = this.node(added);
+  reach(target: VerdictId, n: Node): Witness | undefined {
+    const added = n.added;
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
     const settled = alone && n.sketch.constraintNeeds.length === 0;
@@ -271,43 +306,100 @@ class Worlds {
       this.witnesses.push(w);
       return w;
     }
-    const field = fields[0]!;
+    const field = this.pick(fields);
     for (const v of this.domains.get(field)) {
-      const next = new Map(added);
-      next.set(field, v);
-      const w = this.reach(target, next);
+      const child = this.child(n, field, v);
+      if (child.dead || !child.could.includes(target)) {
+        // This value rules the target out at once: the field is one the target's fate turns on.
+        this.weight.set(field, (this.weight.get(field) ?? 0) + 1);
+        if (++this.fails > this.failLimit) throw RESTART;
+        continue;
+      }
+      const w = this.reach(target, child);
       if (w) return w;
     }
     return undefined;
   }
 
   /**
-   * The verdicts of `within` some completion with `field` = `value` gets: those the fold still
-   * allows, each confirmed by a known witness or by a search of at most `spend` judgements (one
-   * whose search runs out is kept, and `open` says so). Undefined when no world has the value.
+   * How often setting each field has ruled the target out at once. The field to fill next is the
+   * one with the most such failures for its number of values (fail first: a field that refutes
+   * the target is best filled near the root, where one refutation covers every branch below),
+   * else the first in the target's order. With restarts (reachSoon) a refutation learnt deep in
+   * one branch moves its field up for the next try.
    */
+  private readonly weight = new Map<string, number>();
+  /** Values ruled out at once in this try, and how many a try may see before it restarts (reachSoon). */
+  private fails = 0;
+  private failLimit = Infinity;
+
+  private learnt = false;
+
+  private pick(fields: readonly string[]): string {
+    let best = fields[0]!;
+    if (!this.learnt) return best;
+    let score = 0;
+    for (const f of fields) {
+      const w = this.weight.get(f);
+      if (w === undefined) continue;
+      const s = w / this.domains.get(f).length;
+      if (s > score) { best = f; score = s; }
+    }
+    return best;
+  }
+
+  /**
+   * reach with restarts: a try that has seen `first` values ruled out at once (then twice as
+   * many, and so on) without an answer starts again from the top, the fields reordered by what
+   * it learnt. What it judged is remembered, so a restart pays only for nodes it has not seen;
+   * a try that only goes deeper, ruling nothing out, is never cut short.
+   */
+  reachSoon(target: VerdictId, from: Node, first = RESTART_FIRST): Witness | undefined {
+    for (let limit = first; ; limit *= 2) {
+      this.fails = 0;
+      this.failLimit = limit;
+      // The first try keeps the target's own order, which reaches a verdict that is there soonest.
+      this.learnt = limit > first;
+      try {
+        return this.reach(target, from);
+      } catch (e) {
+        if (e !== RESTART) throw e;
+      } finally {
+        this.failLimit = Infinity;
+        this.learnt = false;
+      }
+    }
+  }
+
   /** Whether a known witness of `v` has a completion with `field` = `value`. */
   covered(v: VerdictId, field: string, value: FactValue | undefined): boolean {
     return this.witnesses.some((w) => w.verdict === v && (w.added.has(field) ? value !== undefined && JSON.stringify(w.added.get(field)) === JSON.stringify(value) : w.settled || !w.reads.has(field)));
   }
 
-  reachWith(within: readonly VerdictId[], field: string, value: FactValue, spend: number): { got: VerdictId[]; open: boolean } | undefined {
+  /**
+   * The verdicts of `within` some completion with `field` = `value` gets: those the fold still
+   * allows, each confirmed by a known witness or by a search of at most `spend` judgements.
+   * `open` when some were kept on the fold's word alone (a search ran out, or none was made);
+   * `seen` when at least one was confirmed, so the value has a consistent world at all.
+   * Undefined when the fold rules every one out or no completion with the value is consistent.
+   */
+  reachWith(within: readonly VerdictId[], field: string, value: FactValue, spend: number): { got: VerdictId[]; open: boolean; seen: boolean } | undefined {
     // Known witnesses first: when each verdict has one with this value, no judgement is needed
     // (a witness that leaves the field free, settled or not reading it, allows every value).
-    if (within.every((v) => this.covered(v, field, value))) return { got: [...within], open: false };
-    const one = new Map([[field, value]]);
-    const n = this.node(one);
+    if (within.every((v) => this.covered(v, field, value))) return { got: [...within], open: false, seen: true };
+    const n = this.child(this.top(), field, value);
     if (n.dead) return undefined;
     let open = false;
+    let seen = false;
     const got: VerdictId[] = [];
     for (const v of within) {
       if (!n.could.includes(v)) continue;
-      if (this.covered(v, field, value)) { got.push(v); continue; }
-      if (spend === 0) { got.push(v); continue; }
+      if (this.covered(v, field, value)) { got.push(v); seen = true; continue; }
+      if (spend === 0) { got.push(v); open = true; continue; }
       const limit = this.budget;
       this.budget = Math.min(limit, this.evals + spend);
       try {
-        if (this.reach(v, one)) got.push(v);
+        if (this.reach(v, n)) { got.push(v); seen = true; }
       } catch (e) {
         if (!(e === EXHAUSTED) || this.evals > limit) throw e;
         got.push(v);
@@ -316,7 +408,7 @@ class Worlds {
         this.budget = limit;
       }
     }
-    return got.length ? { got, open } : undefined;
+    return got.length ? { got, open, seen } : undefined;
   }
 
   /** Stop judging past this many judgements in all. */
@@ -326,8 +418,10 @@ class Worlds {
 
   /** The fields the root's judgement reads that a completion can fill. */
   candidates(): string[] {
-    return this.fields(this.node(new Map()), undefined, new Map());
+    const top = this.top();
+    return this.fields(top, undefined, top.added);
   }
+
 }
 
 const sorted = (set: RuleSet, vs: Iterable<VerdictId>) => [...vs].sort((a, b) => rankIn(set.verdicts, a) - rankIn(set.verdicts, b));
@@ -353,9 +447,9 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   const w = new Worlds(set, base, domains, untrusted, BUDGET);
   let possible: VerdictId[];
   try {
-    const root = w.node(new Map());
+    const root = w.top();
     if (root.dead) return folded();
-    possible = sorted(set, root.could.filter((v) => w.reach(v, new Map()) !== undefined));
+    possible = sorted(set, root.could.filter((v) => w.reachSoon(v, root) !== undefined));
   } catch (e) {
     if (e === EXHAUSTED) return folded();
     throw e;
@@ -365,6 +459,7 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   if (!possible.length) return folded();
   const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
   if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
+  const atRanking = w.evals;
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
   const candidates = w.candidates();
   // Ranking spends a bounded share: each value's verdicts confirmed by a short search while the
@@ -378,19 +473,28 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
       // Every verdict has a witness whatever the field's value: it cannot split the answer.
       if (possible.every((v) => w.covered(v, field, undefined))) { judged.add(field); continue; }
       let narrows = 0;
+      let open = false;
       const answers = new Set<string>();
       for (const value of domains.get(field)) {
         const r = w.reachWith(possible, field, value, w.evals < deep ? (domains.get(field).length <= 3 ? PER_SMALL : PER_VALUE) : 0);
         if (!r) continue; // no consistent world has this value
+        if (r.open) open = true;
+        // A value no world was seen with may have none: what the fold rules out for it splits
+        // nothing until one is.
+        if (!r.seen) continue;
         answers.add(r.got.join(','));
         if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);
       }
+      // A field none of whose values was seen to split the answer, but some only because a short
+      // search ran out, is not judged: it stays where the fold lists it.
+      if (narrows === 0 && open) continue;
       judged.add(field);
       if (narrows > 0) scored.push({ field, narrows, splits: answers.size, at });
     }
   } catch (e) {
     if (!(e === EXHAUSTED)) throw e;
   }
+  SEARCH_STATS.ranking += w.evals - atRanking;
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
   const decides = scored.map((x) => x.field);
   for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f) && candidates.includes(f)) decides.push(f);

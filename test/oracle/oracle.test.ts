@@ -22,11 +22,11 @@ function unexpected(problems: string[], label: string): string[] {
 //  - decisiveness: oracle definite => engine definite;
 //  - possible and decides equal (decides as a set, its order never against the oracle's ranking).
 // Over every shipped case the oracle can enumerate, and over cases generated from them (a random
-// completion with one to three fields forgotten again). ORACLE_CASES sets how many (npm run fuzz: more).
+// completion with one to three fields forgotten again). ORACLE_CASES sets how many (10,000 unless set; ORACLE_CASES=100000 npx vitest run test/oracle for a longer run).
 // Disagreements still open would be listed, by case and kind, in known-disagreements.json (empty
 // now). A disagreement not on the list fails the test; one on the list that no longer shows is
 // reported, to be removed.
-const GENERATED = Number(process.env.ORACLE_CASES ?? 300);
+const GENERATED = Number(process.env.ORACLE_CASES ?? 10_000);
 const LIMIT = 4000;
 const root = path.resolve(import.meta.dirname, '../..');
 let rules: Rules;
@@ -47,8 +47,7 @@ const rand = (n: number) => {
 interface Tally { cases: number; completions: number; definite: number; decided: number; skipped: number }
 
 /** Disagreements between the engine's verdict and the oracle's for one case (empty when they agree). */
-function compare(c: Case, v: CaseVerdict, t: Tally): string[] {
-  const o = oracle(rules.set, c, LIMIT);
+function compare(c: Case, v: CaseVerdict, t: Tally, o = oracle(rules.set, c, LIMIT)): string[] {
   if (!o) {
     t.skipped++;
     return [];
@@ -124,12 +123,17 @@ describe('the engine agrees with the oracle', () => {
     const problems: string[] = [];
     for (let i = 0; i < GENERATED; i++) {
       const c = generated(shipped[rand(shipped.length)]!, 1 + rand(2));
+      // The oracle first: a case with no consistent completion (most random ones break a
+      // constraint) or too many to enumerate has nothing to compare, so the engine is not asked.
+      const o = oracle(rules.set, c, LIMIT);
+      if (!o) t.skipped++;
+      if (!o || o.worlds === 0) continue;
       const v = await evaluateCase(c, rules);
       if (v.contradictions.length) continue;
-      problems.push(...compare(c, v, t));
+      problems.push(...compare(c, v, t, o));
     }
     console.log(`oracle (generated): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped}`);
     expect(unexpected(problems, 'generated').slice(0, 200)).toEqual([]);
-    expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 5);
+    expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 10); // most random completions break a constraint
   }, 600_000);
 });
