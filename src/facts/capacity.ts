@@ -5,7 +5,11 @@ const outcome = (i: Inputs) => {
   const iface = str(i, 'probe.interface') as ProbeInterface | undefined;
   if (iface === undefined) return undefined;
   if (iface === 'fprobe' && bool(i, 'kernel.fprobe_without_pool') !== false) return undefined;
-  return poolFor(iface, num(i, 'probe.maxactive.requested'), num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
+  const requested = num(i, 'probe.maxactive.requested');
+  // A tracefs definition's number is unknown until the case states it: `r:` (the default pool)
+  // and `r<N>:` are both completions of it, so an unstated request is no pool at all (issue 20).
+  if (iface === 'tracefs' && requested === undefined) return undefined;
+  return poolFor(iface, requested, num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
 };
 const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool'] as const;
 
