@@ -157,7 +157,7 @@ export const COUNTERS: readonly Derivation[] = [
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events'],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits')],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
@@ -165,11 +165,19 @@ export const COUNTERS: readonly Derivation[] = [
       const ce = str(i, 'counters.event');
       const pe = str(i, 'probe.event');
       // A named line of another event (the entry event's, say) is not the return probe's. With a
-      // separate entry event the profile holds two lines, and when the case names the return event
-      // but not the line it read, that line may be either: the counters are the named return
-      // event's, or unknown (issue 20, class 4).
-      const twoLines = source === 'kprobe_profile' && i['ledger.entry_events'] !== undefined;
-      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : twoLines && pe !== undefined && ce === undefined ? undefined : true;
+      // separate entry event the profile holds two lines, and a line the case does not bind to the
+      // return event by name may be either: the counters are the named return event's, or unknown
+      // (issue 20, class 4), and an unnamed return event binds nothing. Only the line's hits can
+      // bind it then: a line that counted fewer hits than the entry records is not the entry
+      // event's (each entry record is one of its hits).
+      const bound = () => {
+        if (ce !== undefined && pe !== undefined) return ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`);
+        const entries = num(i, 'ledger.entry_events');
+        if (source !== 'kprobe_profile' || entries === undefined) return true;
+        const hits = rise(i, 'hits');
+        return hits !== undefined && hits < entries ? true : undefined;
+      };
+      const named = bound();
       return and(fits, named);
     },
   },
