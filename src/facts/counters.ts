@@ -233,12 +233,16 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.recursion_misses_seen', type: 'number', basis: 'kernel-history.md §0 (5.12, ca06f55b9002: BPF per-program recursion prevention)',
-    description: 'BPF program runs skipped for recursion: the rise within the test when both snapshots are known, else the count since the program was loaded (it includes the test)',
+    description: 'BPF program runs skipped for recursion within the test: the rise when both snapshots are known; with only the end count, 0 when it is 0, else unknown (the count since the program was loaded may all predate the test)',
     inputs: ['counters.start.recursion_misses', 'counters.end.recursion_misses'],
     derive: (i) => {
       const a = num(i, 'counters.start.recursion_misses');
       const b = num(i, 'counters.end.recursion_misses');
-      return b === undefined ? undefined : a === undefined ? b : Math.max(0, b - a);
+      // Three-valued (issue 20): an unknown start is anything from 0 to the end count, and only an
+      // end count of 0 gives every such start the same rise.
+      if (b === undefined) return undefined;
+      if (a === undefined) return b === 0 ? 0 : undefined;
+      return Math.max(0, b - a);
     },
   },
   {

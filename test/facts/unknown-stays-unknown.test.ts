@@ -104,3 +104,15 @@ ledger: { eligible: 20 }
     expect(v.verdict).toBe('fully-observed');
   });
 });
+
+describe('BPF recursion misses with only the end count', () => {
+  it.each([
+    // bpftool's recursion_misses counts since the program was loaded: 3 may all predate the test.
+    ['end 3, start unknown', 'end: { recursion_misses: 3 }', undefined],
+    ['end 0: none within the test, whatever the start', 'end: { recursion_misses: 0 }', 0],
+    ['0 -> 3', 'start: { recursion_misses: 0 }, end: { recursion_misses: 3 }', 3],
+    ['3 -> 3', 'start: { recursion_misses: 3 }, end: { recursion_misses: 3 }', 0],
+  ])('%s', (_, snaps, expected) => {
+    expect(value(`probe: { interface: bpf-link }\ncounters: { source: bpf-link, ${snaps} }`, 'counters.recursion_misses_seen')).toBe(expected);
+  });
+});
