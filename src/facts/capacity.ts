@@ -6,9 +6,11 @@ const outcome = (i: Inputs) => {
   if (iface === undefined) return undefined;
   if (iface === 'fprobe' && bool(i, 'kernel.fprobe_without_pool') !== false) return undefined;
   const requested = num(i, 'probe.maxactive.requested');
-  // A tracefs definition's number is unknown until the case states it: `r:` (the default pool)
-  // and `r<N>:` are both completions of it, so an unstated request is no pool at all (issue 20).
-  if (iface === 'tracefs' && requested === undefined) return undefined;
+  // Where the caller can ask for a number, an unstated request is no pool at all (issue 20): a
+  // tracefs `r:` (the default) and `r<N>:`, a module's rp.maxactive of 0 and of N, an fprobe event's
+  // `f:` and `fN:` (6.5-6.13) are all completions of it. bpftrace, perf probe and a BPF link set
+  // none, so with none stated theirs is the kernel default (src/kernel/maxactive.ts).
+  if ((iface === 'tracefs' || iface === 'module' || iface === 'fprobe') && requested === undefined) return undefined;
   return poolFor(iface, requested, num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
 };
 const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool'] as const;

@@ -26,6 +26,10 @@ describe('an unstated tracefs maxactive', () => {
     ['the read-back wins', 'probe: { interface: tracefs, maxactive: { effective: 10 } }', 10],
     // The C API's 0 is "use the default", stated: max(10, 2 x 2 CPUs).
     ['a module asking 0 gets the default', 'probe: { interface: module, maxactive: { requested: 0 } }', 10],
+    // rp.maxactive = 0 gives 10 here, rp.maxactive = 4 gives 4: an unstated one is no pool.
+    ['a module with no stated request: no pool', 'probe: { interface: module }', undefined],
+    // bpftrace sets none: the default, max(10, 2 x 2).
+    ['bpftrace sets none: the default', 'probe: { interface: bpftrace }', 10],
   ])('%s', (_, probe, expected) => {
     expect(value(`${kernel}\n${probe}`, 'capacity.effective_maxactive')).toBe(expected);
   });
@@ -114,5 +118,19 @@ describe('BPF recursion misses with only the end count', () => {
     ['3 -> 3', 'start: { recursion_misses: 3 }, end: { recursion_misses: 3 }', 0],
   ])('%s', (_, snaps, expected) => {
     expect(value(`probe: { interface: bpf-link }\ncounters: { source: bpf-link, ${snaps} }`, 'counters.recursion_misses_seen')).toBe(expected);
+  });
+});
+
+describe('return records complete', () => {
+  // A perf probe reads its records through perf's per-CPU buffers: an overrun there loses records.
+  const perf = (ledger: string) => `probe: { interface: perf-probe }\nledger: { ${ledger} }`;
+  it.each([
+    ['no lost events, overruns unknown', perf('lost_events: 0'), undefined],
+    ['no lost events, no overruns', perf('lost_events: 0, buffer_overruns: 0'), true],
+    ['an overrun', perf('lost_events: 0, buffer_overruns: 2'), false],
+    // tracefs writes only to the trace ring buffer: a perf overrun is not a channel of its records.
+    ['tracefs: overruns are not its channel', 'probe: { interface: tracefs }\nledger: { lost_events: 0 }', true],
+  ])('%s', (_, yaml, expected) => {
+    expect(value(yaml, 'ledger.return_records_complete')).toBe(expected);
   });
 });
