@@ -116,7 +116,7 @@ describe('a session answered from a reference case', () => {
     expect(wrong).toEqual([]);
     expect(stillOpen.sort()).toEqual([...knownOpen].sort());
     expect(reached).toBeGreaterThanOrEqual(Math.ceil(replayed.length * 0.9));
-  }, 300_000); // every shipped case through a session: over a minute on a loaded 2-core machine
+  }, 600_000); // every shipped case through a session: over a minute idle, past five on a 2-core machine under three agents
 
   it('creates a new file with the format and an id from its name', async () => {
     const dir = await tempDir('new');
