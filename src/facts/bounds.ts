@@ -61,7 +61,7 @@ export const BOUNDS: readonly Derivation[] = [
   },
   {
     name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
-    description: "established that every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (false until that is established)",
+    description: "every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
     inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth'],
     derive: (i) => {
       const el = num(i, 'ledger.eligible');
@@ -71,14 +71,14 @@ export const BOUNDS: readonly Derivation[] = [
       const depth = num(i, 'concurrency.recursion_depth');
       // Nested calls' records inflate the counts, and with no eligible operation there is nothing to establish.
       if ((depth !== undefined && depth > 1) || el === 0) return false;
-      // Short of eligible on either side, even with every record the test's own: not established.
-      const own = (n: number | undefined) => (n === undefined ? undefined : n - (x ?? 0));
-      if (el !== undefined && ((own(en) ?? Infinity) < el || (own(r) ?? Infinity) < el)) return false;
-      // "Established", not "true in some completion": while a count is unknown a rise of the miss
-      // counter is read as pool misses of the test's own calls (the article's reading), and only a
-      // ledger that shows every eligible operation recorded makes the misses someone else's.
-      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined) return false;
-      return en - x >= el && r - x >= el;
+      // Short of eligible on either side, even with every record the test's own (no foreign
+      // record at all is the most a count can keep): false whatever the unknown counts are.
+      const short = (n: number | undefined) => el !== undefined && n !== undefined && n - (x ?? 0) < el;
+      if (short(en) || short(r)) return false;
+      // Three-valued (issue 20): while a count is unknown the records may or may not cover every
+      // operation, so a miss-counter rise is neither the test's own nor someone else's yet.
+      if (el === undefined || en === undefined || r === undefined || x === undefined || depth === undefined) return undefined;
+      return true;
     },
   },
 ];

@@ -5,7 +5,13 @@ const outcome = (i: Inputs) => {
   const iface = str(i, 'probe.interface') as ProbeInterface | undefined;
   if (iface === undefined) return undefined;
   if (iface === 'fprobe' && bool(i, 'kernel.fprobe_without_pool') !== false) return undefined;
-  return poolFor(iface, num(i, 'probe.maxactive.requested'), num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
+  const requested = num(i, 'probe.maxactive.requested');
+  // Where the caller can ask for a number, an unstated request is no pool at all (issue 20): a
+  // tracefs `r:` (the default) and `r<N>:`, a module's rp.maxactive of 0 and of N, an fprobe event's
+  // `f:` and `fN:` (6.5-6.13) are all completions of it. bpftrace, perf probe and a BPF link set
+  // none, so with none stated theirs is the kernel default (src/kernel/maxactive.ts).
+  if ((iface === 'tracefs' || iface === 'module' || iface === 'fprobe') && requested === undefined) return undefined;
+  return poolFor(iface, requested, num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
 };
 const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool'] as const;
 

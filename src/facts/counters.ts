@@ -157,7 +157,7 @@ export const COUNTERS: readonly Derivation[] = [
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events'],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits')],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
@@ -165,11 +165,19 @@ export const COUNTERS: readonly Derivation[] = [
       const ce = str(i, 'counters.event');
       const pe = str(i, 'probe.event');
       // A named line of another event (the entry event's, say) is not the return probe's. With a
-      // separate entry event the profile holds two lines, and when the case names the return event
-      // but not the line it read, that line may be either: the counters are the named return
-      // event's, or unknown (issue 20, class 4).
-      const twoLines = source === 'kprobe_profile' && i['ledger.entry_events'] !== undefined;
-      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : twoLines && pe !== undefined && ce === undefined ? undefined : true;
+      // separate entry event the profile holds two lines, and a line the case does not bind to the
+      // return event by name may be either: the counters are the named return event's, or unknown
+      // (issue 20, class 4), and an unnamed return event binds nothing. Only the line's hits can
+      // bind it then: a line that counted fewer hits than the entry records is not the entry
+      // event's (each entry record is one of its hits).
+      const bound = () => {
+        if (ce !== undefined && pe !== undefined) return ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`);
+        const entries = num(i, 'ledger.entry_events');
+        if (source !== 'kprobe_profile' || entries === undefined) return true;
+        const hits = rise(i, 'hits');
+        return hits !== undefined && hits < entries ? true : undefined;
+      };
+      const named = bound();
       return and(fits, named);
     },
   },
@@ -225,12 +233,16 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.recursion_misses_seen', type: 'number', basis: 'kernel-history.md §0 (5.12, ca06f55b9002: BPF per-program recursion prevention)',
-    description: 'BPF program runs skipped for recursion: the rise within the test when both snapshots are known, else the count since the program was loaded (it includes the test)',
+    description: 'BPF program runs skipped for recursion within the test: the rise when both snapshots are known; with only the end count, 0 when it is 0, else unknown (the count since the program was loaded may all predate the test)',
     inputs: ['counters.start.recursion_misses', 'counters.end.recursion_misses'],
     derive: (i) => {
       const a = num(i, 'counters.start.recursion_misses');
       const b = num(i, 'counters.end.recursion_misses');
-      return b === undefined ? undefined : a === undefined ? b : Math.max(0, b - a);
+      // Three-valued (issue 20): an unknown start is anything from 0 to the end count, and only an
+      // end count of 0 gives every such start the same rise.
+      if (b === undefined) return undefined;
+      if (a === undefined) return b === 0 ? 0 : undefined;
+      return Math.max(0, b - a);
     },
   },
   {

@@ -76,8 +76,8 @@ export const TRUST: readonly Derivation[] = [
       const recursionApplies = iface === undefined || bpf;
       const channels: Array<[number | undefined, boolean]> = [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
       if (channels.some(([x, applies]) => applies && x !== undefined && x > 0)) return false;
-      // Buffer overruns unknown are not held against the records (the tracer reports them when it has any).
-      if (events === undefined || (printkApplies && printk === undefined) || (recursionApplies && recursion === undefined)) return undefined;
+      // Three-valued (issue 20): a channel this probe writes through with its loss unknown may have lost one.
+      if (events === undefined || (printkApplies && printk === undefined) || (overrunsApplies && overruns === undefined) || (recursionApplies && recursion === undefined)) return undefined;
       return true;
     },
   },

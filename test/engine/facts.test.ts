@@ -124,7 +124,7 @@ describe('derived facts', () => {
   });
 
   it('admitted calls come from entry events less misses and filtered calls when entries are not recorded', () => {
-    const y = 'kernel: { release: 6.12.95 }\nprobe: { interface: tracefs, registration: { epoch: a }, entry_handler: { present: false } }\ncounters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\nledger: { entry_events: 3, returns: 2 }';
+    const y = 'kernel: { release: 6.12.95 }\nprobe: { interface: tracefs, event: kfix/gate, registration: { epoch: a }, entry_handler: { present: false } }\ncounters: { source: kprobe_profile, event: kfix/gate, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 1 } }\nledger: { entry_events: 3, returns: 2 }';
     expect(value(y, 'accounting.accepted')).toBe(2);
     expect(value(y, 'accounting.open_at_stop')).toBe(0);
   });
