@@ -28,7 +28,15 @@ const isTime = (name: string) => name.endsWith('_ns');
 function numbers(known: ReadonlyMap<string, FactValue>, min: number, time: boolean): number[] {
   const out = new Set<number>([min, min + 1]);
   const own: number[] = [];
-  for (const [name, v] of known) if (typeof v === 'number' && Number.isFinite(v) && isTime(name) === time) own.push(v);
+  const ledger: number[] = [];
+  for (const [name, v] of known) {
+    if (typeof v !== 'number' || !Number.isFinite(v) || isTime(name) !== time) continue;
+    own.push(v);
+    if (name.startsWith('ledger.')) ledger.push(v);
+  }
+  // The gap between two of the ledger's counts is the term that balances the accounting identity
+  // (eligible less entries: the calls filtered or missed), so it is a value of its own.
+  for (const a of ledger) for (const b of ledger) if (a > b) own.push(a - b);
   for (const x of own) for (const n of [x - 1, x, x + 1]) if (n >= min) out.add(n);
   return [...out].sort((a, b) => a - b);
 }

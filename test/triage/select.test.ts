@@ -125,9 +125,13 @@ describe('remaining unknowns', () => {
     // The interface splits the verdicts too: a tracefs, perf or bpftrace return probe has no
     // entry handler that can reject a call, so with one of them filtered-by-design is out.
     expect(rest.slice(0, 3)).toEqual(['interface', 'registration-result', 'armed']);
-    // The requested pool splits the verdicts once the interface is known (tracefs refuses r0).
-    const tracefs = await plan('probe: { target: pipe_read, interface: tracefs, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
-    expect(remainingUnknowns(tracefs.p).map((f) => f.question?.id)).toContain('maxactive-requested');
+    // The requested pool splits the verdicts once the interface is known: tracefs refuses r0.
+    // (With some 45 fields unknown the ranking of decides runs out of budget before it reaches
+    // the pool, so this is checked on the verdicts themselves, not on the list.)
+    const r0 = await plan('probe: { target: pipe_read, interface: tracefs, maxactive: { requested: 0 } }\n');
+    const r8 = await plan('probe: { target: pipe_read, interface: tracefs, maxactive: { requested: 8 } }\n');
+    expect(r0.v.possible).toEqual(['setup-failure']);
+    expect(r8.v.possible.length).toBeGreaterThan(1);
   });
 });
 
