@@ -58,6 +58,8 @@ export interface ReadContext {
   release?: string;
   /** The symbol kallsyms is searched for. */
   target?: string;
+  /** The listing may be cut short (`| head`): a symbol missing from it is not shown absent. */
+  partial?: boolean;
   /** Which probe counts into each keyed map entry (`@n[1]` → return), from the script that printed the output (countMapKinds). */
   countMaps?: ReadonlyMap<string, 'entry' | 'return'>;
   /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
@@ -551,6 +553,11 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const firstClone = r.symbols.find((s) => s.role !== 'function');
         const at = firstClone ?? own ?? r.padding[0];
         f.add('coverage.clones', clones, at?.line ?? 1, at?.name, subject);
+        // Only clones of the function, not the function itself (nor its __pfx_ padding): the plain
+        // name is not in kallsyms, so a probe registered by that name fails with ENOENT
+        // (kernel-facts.md §1). A listing cut short (--kallsyms-lines, `| head`) proves nothing: the
+        // collector's bundle takes only the clones and the module from here.
+        if (!own && firstClone && ctx.partial !== true && !r.padding.some((p) => p.role === 'function')) f.add('probe.registration.result', 'ENOENT', firstClone.line, firstClone.name, subject);
       }
       return { kind: 'kallsyms', facts: f.facts, problems: r.problems };
     },

@@ -1,6 +1,6 @@
 import { countMapKinds } from '../evidence/bpftrace.js';
 import { bareEventName } from '../evidence/trace.js';
-import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type CitedFact } from '../evidence/artifacts.js';
+import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type ArtifactReading, type CitedFact } from '../evidence/artifacts.js';
 import type { SourceLine } from './document.js';
 import type { WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
@@ -201,10 +201,18 @@ export class ArtifactFacts {
     // kallsyms is searched for the return probe's target, once the write-up has named it; else for
     // the word the listing was grepped for, when every symbol listed is one function or its clones.
     const named = this.facts.find((f) => f.path === 'probe.target')?.value;
+    const listings: Array<{ a: Artifact; target: string; r: ArtifactReading }> = [];
     for (const a of this.kallsyms) {
       const target = typeof named === 'string' ? named : grepTarget(a);
-      if (target === undefined) continue;
-      const r = readArtifact('kallsyms', asText(a.lines), { target });
+      // A listing cut short by head/tail cannot show a symbol is absent.
+      if (target !== undefined) listings.push({ a, target, r: readArtifact('kallsyms', asText(a.lines), { target, ...(/\|\s*(?:head|tail)\b/.test(a.command?.text ?? '') ? { partial: true } : {}) }) });
+    }
+    // Listings of one function from two machines, one with it and one with only its clones: the
+    // thread holds a failing and a working kernel. The case is the failing one's (what the thread
+    // reports); the working machine's listing is another subject, never blended into it.
+    const absentOn = new Set(listings.filter((x) => x.r.facts.some((f) => f.path === 'probe.registration.result')).map((x) => x.target));
+    for (const { a, target, r } of listings) {
+      if (absentOn.has(target) && r.facts.some((f) => f.path === 'probe.target_module')) continue;
       for (const f of r.facts) this.facts.push(placed(f, a.lines, 'kallsyms'));
       if (typeof named !== 'string' && r.facts.length > 0) {
         const l = a.lines.find((x) => x.text.includes(target)) ?? a.lines[0]!;

@@ -106,6 +106,15 @@ function leafValid(field: string, value: unknown): boolean {
   return ok;
 }
 
+/**
+ * `a` says what `b` says, more precisely: a registration that failed with a named errno refines one
+ * that failed with it unknown (`error`, a quoted "Failed to attach" beside the errno a pasted
+ * listing or line gives). Not a disagreement.
+ */
+function refines(path: string, a: WriteupFact['value'], b: WriteupFact['value']): boolean {
+  return path === 'probe.registration.result' && b === 'error' && typeof a === 'string' && a !== 'ok' && a !== 'error';
+}
+
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
 export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
   const kind = sniffKind(text, file);
@@ -139,7 +148,15 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
   const unknown = prose.unknown;
-  facts.push(...artifacts.finish(() => RETURN_PROBE.test(text)));
+  let namesReturn: boolean | undefined;
+  const mentionsReturn = () => (namesReturn ??= RETURN_PROBE.test(text));
+  facts.push(...artifacts.finish(mentionsReturn));
+  // A tool's message about an entry probe, quoted in prose, is the case's only when the write-up
+  // is about that entry probe (it names no return probe anywhere), as for the artifact readers.
+  if (facts.some((f) => f.entryProbe) && mentionsReturn()) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.entryProbe) facts.splice(i, 1);
+  // A failure with its errno unknown says less than the same failure with its errno: not listed beside it.
+  const failedWith = facts.find((f) => refines('probe.registration.result', f.value, 'error') && f.path === 'probe.registration.result');
+  if (failedWith) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.path === 'probe.registration.result' && facts[i]!.value === 'error') facts.splice(i, 1);
   facts.sort(byPosition);
   // A setting stated of another tool than the one the case's probe is made with (or when that is not
   // known) is not the case's: two subjects, or unknown, never a blend.
@@ -162,12 +179,12 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   const conflicts: FactConflict[] = [];
   const values: Array<[string, WriteupFact['value']]> = [];
   for (const [p, list] of byPath) {
-    const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best));
+    const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] || (ORIGIN_RANK[f.origin] === ORIGIN_RANK[best.origin] && refines(p, f.value, best.value)) ? f : best));
     values.push([p, chosen.value]);
     provenance[p] = `${file}:${chosen.line}:${chosen.col}`;
     if (list.length === 1) continue;
     const key = JSON.stringify(chosen.value);
-    const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key);
+    const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key && !refines(p, chosen.value, f.value) && !refines(p, f.value, chosen.value));
     if (others.length && chosen.origin !== 'implied') conflicts.push({ path: p, chosen, others });
   }
   // Fields in the order of the case format (what the schema's own parse gives, and what

@@ -262,11 +262,14 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   for (const p of lex.facts) {
     matches(p.re, p.needs, (m, i, s, start, end) => {
       if (question(i)) return;
-      const clause = clauseAround(s.text, start, end);
+      // A tool's message hedges in its own words ("probe entry may not exist"): only the author's
+      // words around it can hedge the fact.
+      const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
       if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
-      if (hasQuotes(i) && insideQuotes(s.text, start)) return;
+      if (!p.quoted && hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
+      const entryProbe = p.probe !== undefined && fill(p.probe, groups).toLowerCase() === 'kprobe';
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
         if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
@@ -286,6 +289,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         if (value === undefined) continue;
         const pos = s.at(where);
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
+        if (entryProbe) f.entryProbe = true;
         // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
         if (path.startsWith('probe.maxactive.')) {
           let owner: string | undefined;
@@ -483,6 +487,15 @@ function clauseAround(text: string, start: number, end: number): string {
   let b = end;
   while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
   return text.slice(a, b);
+}
+
+/** The clause around [start, end) with those words left out (the message a tool printed, quoted). */
+function clauseOutside(text: string, start: number, end: number): string {
+  let a = start;
+  while (a > 0 && !/[,;:(—]/.test(text[a - 1]!)) a--;
+  let b = end;
+  while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
+  return `${text.slice(a, start)} ${text.slice(end, b)}`;
 }
 
 function insideQuotes(text: string, at: number): boolean {
