@@ -238,3 +238,57 @@ describe('stated unknowns (issue 21 class 8)', () => {
     expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBeUndefined();
   });
 });
+
+// class 1: a tracer's refusal quoted in a sentence or a thread's title, not pasted: the message is
+// the tool's, so quotation marks and its own hedge ("may not exist") do not make it someone else's.
+describe('attach refusals quoted in prose (issue 21 class 1)', () => {
+  const read = (text: string) => extractWriteup(text, 'thread.md', lex);
+  it('a title quoting libbpf\'s "cannot attach kprobe, probe entry may not exist" is a failed registration, errno unknown (https://github.com/sustainable-computing-io/kepler/issues/847)', () => {
+    const x = read("# kepler rpm starts with 'cannot attach kprobe, probe entry may not exist'\n\nNothing else.\n");
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('error');
+  });
+  it('bcc\'s "Failed to attach BPF to kprobe" quoted in a sentence, in a thread that names no return probe (https://github.com/yadutaf/tracepkt/issues/4)', () => {
+    const x = read('# t\n\nRun on ubunt18.04 and got error message "Failed to attach Failed to attach BPF to kprobe". Any idea to debug this?\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('error');
+  });
+  it('an entry kprobe\'s refusal is not the return probe\'s when the thread names a kretprobe', () => {
+    const x = read('# t\n\nWe attach a kretprobe on vfs_read; the tool printed "Failed to attach BPF program b\'x\' to kprobe b\'vfs_write\'".\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+    expect(x.facts.filter((f) => f.via === 'attach-failed-quoted')).toEqual([]);
+  });
+  it('the strerror text names the errno, and a named errno refines the bare failure without a disagreement', () => {
+    const x = read('# t\n\nIt said "Failed to attach BPF to kprobe" and then "cannot attach kprobe, Device or resource busy".\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('EBUSY');
+    expect(x.conflicts).toEqual([]);
+  });
+  it('a hedge of the author still hedges the quoted message', () => {
+    const x = read('# t\n\nMaybe it printed "cannot attach kprobe, Invalid argument", I do not remember.\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+  });
+});
+
+// class 3/5: kallsyms listings (https://github.com/iovisor/bcc/issues/1754): only the clone on one
+// machine, the plain symbol on the other.
+describe('kallsyms with only the clones of the target (issue 21 classes 3 and 5)', () => {
+  const amd64 = '* amd64:\n\n```\n$ cat /proc/kallsyms | fgrep do_wakeup\nffffffffa2483420 t ttwu_do_wakeup\n```\n';
+  const arm64 = '* arm64:\n\n```\n$ cat /proc/kallsyms | fgrep do_wakeup\nffff8692fe2a6ff8 t ttwu_do_wakeup.isra.20\n```\n';
+  const read = (text: string) => extractWriteup(`# ISRA breaks kprobes\n\n${text}`, 'thread.md', lex);
+  it('the plain name is absent: a probe registered by it fails with ENOENT', () => {
+    const c = read(arm64).case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'coverage.clones'), at(c, 'probe.registration.result')]).toEqual(['ttwu_do_wakeup', ['ttwu_do_wakeup.isra.20'], 'ENOENT']);
+  });
+  it('the symbol listed: nothing about the registration', () => {
+    const c = read(amd64).case as unknown as Obj;
+    expect([at(c, 'probe.registration.result'), at(c, 'coverage.clones'), at(c, 'probe.target_module')]).toEqual([undefined, [], null]);
+  });
+  it('a failing and a working machine: the case is the failing one\'s, the other listing is not blended in', () => {
+    const x = read(`${amd64}\n${arm64}`);
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'probe.registration.result'), at(c, 'coverage.clones'), at(c, 'probe.target_module')]).toEqual(['ENOENT', ['ttwu_do_wakeup.isra.20'], undefined]);
+    expect(x.conflicts).toEqual([]);
+  });
+  it('a listing cut by head shows no absence', () => {
+    const c = read('```\n$ grep do_wakeup /proc/kallsyms | head -1\nffff8692fe2a6ff8 t ttwu_do_wakeup.isra.20\n```\n').case as unknown as Obj;
+    expect(at(c, 'probe.registration.result')).toBeUndefined();
+  });
+});
