@@ -292,3 +292,29 @@ describe('kallsyms with only the clones of the target (issue 21 classes 3 and 5)
     expect(at(c, 'probe.registration.result')).toBeUndefined();
   });
 });
+
+// class 8: settings said in a pasted command line; class 7: plain assertions; class 8: other tracers' miss counts.
+describe('load generators, "cannot be traced", SystemTap skipped probes (issue 21 classes 7 and 8)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('a shell loop that starts N processes in the background is N callers at once (https://github.com/weaveworks/tcptracer-bpf/issues/34)', () => {
+    const x = read('2. In another shell, start a bunch of processes waiting on the `accept()` system call: `for i in $(seq 1 25) ; do (busybox nc -l -p $((8081 + i)) &) ; done`\n');
+    expect(at(x.case as unknown as Obj, 'concurrency.workers')).toBe(25);
+  });
+  it('a loop that runs its body in turn (no &) is not concurrency', () => {
+    const x = read('We ran `for i in $(seq 1 4); do ./client; done` once.\n');
+    expect(at(x.case as unknown as Obj, 'concurrency.workers')).toBeUndefined();
+  });
+  it('"but can\'t trace schedule in" is a claim about the probe, judged like any other (https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+    const x = read("i use here for trace app schedule out and schedule in, but can't trace schedule in.\n");
+    expect(x.claims.map((c) => c.kind)).toEqual(['other']);
+  });
+  it('a question about tracing a return is not a claim', () => {
+    expect(read("Why can't I trace the return of schedule?\n").claims).toEqual([]);
+  });
+  it('SystemTap\'s skipped probes are its own count, never the kretprobe\'s nmissed (http://sourceware.org/systemtap/wiki/TipSkippedProbes)', () => {
+    const x = read('Systemtap probe handlers may be skipped sometimes.\n\n```\n  WARNING: Number of errors: 0, skipped probes: 100\n```\n\nThe script skipped 100 probes, and 100 probes were skipped due to reentrancy.\n');
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'counters.end.nmissed'), at(c, 'counters.end.kprobe_nmissed'), at(c, 'ledger.lost_events')]).toEqual([undefined, undefined, undefined]);
+    expect(x.facts.filter((f) => f.path.startsWith('counters.'))).toEqual([]);
+  });
+});
