@@ -154,6 +154,18 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   // A tool's message about an entry probe, quoted in prose, is the case's only when the write-up
   // is about that entry probe (it names no return probe anywhere), as for the artifact readers.
   if (facts.some((f) => f.entryProbe) && mentionsReturn()) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.entryProbe) facts.splice(i, 1);
+  // A later correction ("Correction: maxactive was 20, not 8") replaces what was said before it of
+  // that field, from any source but the author's explicit block: the earlier value is no longer
+  // the write-up's, and not a disagreement. What is said after the correction still counts.
+  if (facts.some((f) => f.corrects)) {
+    facts.sort(byPosition);
+    const superseded = new Set<WriteupFact>();
+    for (const c of facts) {
+      if (!c.corrects) continue;
+      for (const f of facts) if (f !== c && f.path === c.path && f.origin !== 'explicit' && byPosition(f, c) < 0 && JSON.stringify(f.value) !== JSON.stringify(c.value)) superseded.add(f);
+    }
+    for (let i = facts.length - 1; i >= 0; i--) if (superseded.has(facts[i]!)) facts.splice(i, 1);
+  }
   // A failure with its errno unknown says less than the same failure with its errno: not listed beside it.
   const failedWith = facts.find((f) => refines('probe.registration.result', f.value, 'error') && f.path === 'probe.registration.result');
   if (failedWith) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.path === 'probe.registration.result' && facts[i]!.value === 'error') facts.splice(i, 1);

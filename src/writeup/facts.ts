@@ -33,6 +33,8 @@ export interface WriteupFact {
    * write-up names no return probe anywhere (issue 21 class 6, whose fact).
    */
   entryProbe?: true;
+  /** Stated as a correction of what the write-up said before: it replaces earlier values of its field. */
+  corrects?: true;
 }
 
 const TYPES = new Map(BASE_FACTS.map((f) => [f.name, f.type] as const));

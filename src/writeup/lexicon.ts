@@ -19,6 +19,7 @@ const factsFile = z.object({
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
+  correction: regex.optional(),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
@@ -55,6 +56,8 @@ export interface Lexicon {
   /** The `lead` every interface pattern starts with, alone (global): an interface is named only where it matches. */
   interfaceLead: RegExp;
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
+  /** A sentence that corrects what was said before ("Correction: ...", "EDIT: ..."): its facts replace earlier ones. */
+  correction?: RegExp;
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
@@ -94,6 +97,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     interfaceLead: re(lead, 'gi'),
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
+    ...(f.correction !== undefined ? { correction: re(f.correction, 'i') } : {}),
     // Claims need no match indices ('d' costs time on every match).
     claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {

@@ -227,6 +227,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     }
     return out;
   };
+  const corrections: Array<boolean | undefined> = [];
+  const correcting = (i: number) => (corrections[i] ??= lex.correction !== undefined && lex.correction.test(sentences[i]!.text));
   const questions: Array<boolean | undefined> = [];
   const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
   /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
@@ -290,6 +292,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         const pos = s.at(where);
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
         if (entryProbe) f.entryProbe = true;
+        if (correcting(i)) f.corrects = true;
         // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
         if (path.startsWith('probe.maxactive.')) {
           let owner: string | undefined;
