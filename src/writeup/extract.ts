@@ -9,7 +9,7 @@ import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
-import { readProse, sentencesOf, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
+import { readProse, sentencesOf, type Elsewhere, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
 import { sniffKind, type WriteupKind } from './text.js';
 
 /** Two or more stated values for one case field: a finding, never a silent pick. */
@@ -30,6 +30,8 @@ export interface Extraction {
   notClaims: NotAClaim[];
   /** Facts the write-up says could not be known, with why (they stay unknown in the case). */
   unknown: StatedUnknown[];
+  /** Causes the write-up gives only by reference to another thread: evidence that lives elsewhere. */
+  elsewhere: Elsewhere[];
   conflicts: FactConflict[];
   /** The case built from them, validated, with provenance `field -> file:line:col`. */
   case: Case;
@@ -148,6 +150,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
   const unknown = prose.unknown;
+  const elsewhere = prose.elsewhere;
   let namesReturn: boolean | undefined;
   const mentionsReturn = () => (namesReturn ??= RETURN_PROBE.test(text));
   facts.push(...artifacts.finish(mentionsReturn));
@@ -214,7 +217,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
-  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, conflicts, case: c as Case };
+  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {
@@ -225,5 +228,5 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
-  return { file, kind, facts, claims, notClaims, unknown, conflicts, case: checked.data };
+  return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: checked.data };
 }

@@ -17,6 +17,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const factsFile = z.object({
   facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
+  elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   correction: regex.optional(),
@@ -48,6 +49,8 @@ export interface Lexicon {
   facts: FactPattern[];
   /** Sentences that say a fact could not be known, with the reason shown for it. */
   unknown: Array<{ id: string; needs: string[]; re: RegExp; fact: string; reason: string }>;
+  /** Sentences that give a cause only by reference to another thread (a `ref` group names it). */
+  elsewhere: Array<{ id: string; needs: string[]; re: RegExp }>;
   /** Lead + name, anchored where it is tried (sticky). */
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
@@ -91,6 +94,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
       ],
     })),
     unknown: (f.unknown ?? []).map((u) => ({ id: u.id, needs: u.needs ?? [], re: re(u.pattern, 'gi'), fact: u.fact, reason: u.reason })),
+    elsewhere: (f.elsewhere ?? []).map((e) => ({ id: e.id, needs: e.needs ?? [], re: re(e.pattern, 'gi') })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`, 'yid'), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
     tools: f.interfaces.names.map((n) => ({ re: re(`\\b${n.pattern}`, 'gi'), value: n.value })),

@@ -30,6 +30,18 @@ export interface StatedUnknown {
   via: string;
 }
 
+/** A cause the write-up gives only by reference to another thread: the evidence lives there, not here. */
+export interface Elsewhere {
+  /** The thread referred to, as written (`#835`, `iovisor/bcc#1072`, an issue URL). */
+  ref: string;
+  /** Asked ("Is this because of #835?") rather than stated. */
+  asked: boolean;
+  line: number;
+  col: number;
+  text: string;
+  via: string;
+}
+
 export interface NotAClaim {
   kind: ClaimKind;
   line: number;
@@ -191,7 +203,7 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
  * its `needs` words at a word start (a scan for them all is far cheaper than a case-insensitive regular expression),
  * and each match is judged within its sentence. Questions and hedged clauses state no facts.
  */
-export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[] } {
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[]; elsewhere: Elsewhere[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
   // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
@@ -373,7 +385,17 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       unknown.push({ path: u.fact, reason: u.reason, line: pos.line, col: pos.col, text: m[0], via: u.id });
     });
   }
-  return { facts, claims, rejected, unknown };
+  // A cause given only by reference to another thread (issue 21 class 8): marked, never a fact.
+  const elsewhere: Elsewhere[] = [];
+  for (const e of lex.elsewhere) {
+    matches(e.re, e.needs, (m, i, s, start) => {
+      const ref = m.groups?.ref;
+      if (ref === undefined || elsewhere.some((x) => x.ref === ref && x.text === s.text)) return;
+      const pos = s.at(start);
+      elsewhere.push({ ref, asked: question(i), line: pos.line, col: pos.col, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, via: e.id });
+    });
+  }
+  return { facts, claims, rejected, unknown, elsewhere };
 }
 
 /**
@@ -393,7 +415,7 @@ const wordIndexes = new WeakMap<Lexicon, WordIndex>();
 function wordIndexOf(lex: Lexicon): WordIndex {
   let idx = wordIndexes.get(lex);
   if (idx) return idx;
-  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.elsewhere.flatMap((e) => e.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
   idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: anyOf(words) };
   for (const w of words) {
     const c0 = w.charCodeAt(0);

@@ -318,3 +318,20 @@ describe('load generators, "cannot be traced", SystemTap skipped probes (issue 2
     expect(x.facts.filter((f) => f.path.startsWith('counters.'))).toEqual([]);
   });
 });
+
+// class 8: a cause given only by reference to another thread is evidence that lives elsewhere.
+describe('causes by reference to another thread (issue 21 class 8)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('"Is this because of #835?" points to evidence in another thread, asked, and states no fact (https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+    const x = read('Is this because of #835? I observed many `nmissed` events.\n');
+    expect(x.elsewhere.map((e) => [e.ref, e.asked])).toEqual([['#835', true]]);
+    expect(x.facts).toEqual([]);
+  });
+  it('a stated cause by reference, to a repository\'s issue or its URL', () => {
+    const x = read('The hang has the same root cause as iovisor/bcc#1072.\n\nClosing as duplicate of https://github.com/iovisor/bcc/issues/1072 now.\n');
+    expect(x.elsewhere.map((e) => [e.ref, e.asked])).toEqual([['iovisor/bcc#1072', false], ['https://github.com/iovisor/bcc/issues/1072', false]]);
+  });
+  it('a reference to something in this thread is not elsewhere', () => {
+    expect(read('We see 3 misses, see the log below.\n').elsewhere).toEqual([]);
+  });
+});
