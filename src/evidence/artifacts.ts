@@ -620,7 +620,12 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;
     f.add('probe.registration.result', errno ?? 'error', failedAt, refusedAt >= 0 ? reason : 'ERROR', subject);
     if (reason) f.add('probe.registration.reason', reason, failedAt, reason, subject);
-  } else if (r.attached) f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+  } else if (r.attached) {
+    f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+    // bpftrace enables every probe once all are attached, before it prints anything: output after
+    // "Attaching N probes..." (a probe's line, a map) shows the session ran with them armed.
+    if (lines.slice(r.attached.line).some((l) => l.trim() !== '')) f.add('probe.armed', true, r.attached.line, 'Attaching', subject);
+  }
   // A probe bpftrace names on a GCC clone (`kprobe:tcp_grow_window.isra.39`): the clone is what kallsyms has.
   const cloneAt = lines.findIndex((l) => /\bk(?:ret)?probe:[A-Za-z_]\w*\.(?:isra|constprop|part)\.\d+/.test(l));
   if (cloneAt >= 0) {
@@ -655,6 +660,10 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       const l = lines[at]!;
       f.add('counters.end.nmissed', Number(/nmissed[=:]\s*(\d+)/.exec(l)![1]), at + 1, 'nmissed');
       f.add('counters.source', 'module-field', at + 1, 'nmissed');
+      // Read as the probe is unregistered, the fields are that registration's whole count: it
+      // started at 0 when the probe was registered (register_kretprobe clears nmissed), one epoch.
+      f.add('counters.start.nmissed', 0, at + 1, 'nmissed');
+      for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', at + 1, 'nmissed');
       const max = /\bmaxactive[=:]\s*(\d+)/.exec(l);
       if (max) f.add('probe.maxactive.effective', Number(max[1]), at + 1, 'maxactive');
     }

@@ -335,3 +335,22 @@ describe('causes by reference to another thread (issue 21 class 8)', () => {
     expect(read('We see 3 misses, see the log below.\n').elsewhere).toEqual([]);
   });
 });
+
+// class 2: struct kretprobe fields read as the probe is unregistered (a bpftrace probe on
+// unregister_kretprobe) are that registration's whole count, from 0; bpftrace output after
+// "Attaching N probes..." shows its probes armed.
+describe('a kretprobe\'s fields read at unregistration, bpftrace armed (issue 21 class 2; https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it('nmissed at unregister_kretprobe: one registration, starting at 0', () => {
+    const c = read("```\n% sudo ./src/bpftrace -e \\\n'kprobe:unregister_kretprobe {\n   $rp = (struct kretprobe*)arg0;\n   printf(\"nmissed=%d, maxactive=%d\\n\", $rp->nmissed, $rp->maxactive);\n}'\nAttaching 1 probe...\nnmissed=99, maxactive=2\n```\n");
+    expect(['counters.start.nmissed', 'counters.end.nmissed', 'counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch', 'counters.source', 'probe.maxactive.effective'].map((p) => at(c, p))).toEqual([0, 99, 'reg-1', 'reg-1', 'reg-1', 'module-field', 2]);
+  });
+  it('"Attaching 2 probes..." followed by a probe\'s output: registered and armed', () => {
+    const c = read('```\nbpftrace -e \'kprobe:schedule,kretprobe:schedule /comm == "a.out"/{printf("%s\\n", probe)}\'\nAttaching 2 probes...\nkprobe:schedule\n```\n');
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.armed')]).toEqual(['ok', true]);
+  });
+  it('"Attaching 2 probes..." with nothing after it says nothing of arming', () => {
+    const c = read("```\nbpftrace -e 'kretprobe:schedule { @r = count(); }'\nAttaching 1 probe...\n```\n");
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.armed')]).toEqual(['ok', undefined]);
+  });
+});
