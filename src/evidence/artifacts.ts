@@ -163,10 +163,15 @@ const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ 
 export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'module-source',
-    sniff: (text, _n, ctx) => /^(?:c|h)$/i.test(ctx.info ?? '') && /\bstruct kretprobe\b/.test(text),
+    // C source, or a patch to a C file (```diff, a +++ b/….c line), that defines a kretprobe or its handlers.
+    sniff: (text, _n, ctx) => (/^(?:c|h)$/i.test(ctx.info ?? '') || ((/^(?:diff|patch)$/i.test(ctx.info ?? '') || /^\+\+\+ \S+\.[ch]\s*$/m.test(text)) && text.includes('kretprobe'))) && /\bstruct kretprobe(?:_instance)?\b/.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
+      // A handler's signature (int h(struct kretprobe_instance *ri, struct pt_regs *regs)): the C
+      // API's kretprobe, registered by a kernel module.
+      const handlerAt = lines.findIndex((l) => /\b\w+\s*\(\s*struct kretprobe_instance\s*\*\s*\w+\s*,\s*struct pt_regs\s*\*/.test(l));
+      if (handlerAt >= 0 && !lines.some((l) => /\.kp\.symbol_name\s*=/.test(l))) f.add('probe.interface', 'module', handlerAt + 1, 'struct kretprobe_instance');
       lines.forEach((l, i) => {
         const no = i + 1;
         const sym = /\.kp\.symbol_name\s*=\s*"([^"]+)"/.exec(l);

@@ -65,6 +65,9 @@ export function convert(raw: string, conv: string | undefined, path: string): Fa
     }
     case 'version':
       return t.replace(/^v/i, '');
+    case 'list':
+      // One name, as a list field holds it (a clone the prose names: [pipe_read.isra.0]).
+      return t === '' ? undefined : [t];
     case 'strerror':
       // A tracer's refusal quoted in prose: its strerror() text names the errno; without one the
       // registration failed all the same, errno unknown.

@@ -287,14 +287,14 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
         if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
-        let value: string | number | boolean | undefined;
+        let value: string | number | boolean | string[] | undefined;
         let where = start;
         if (typeof valT === 'string') {
           const ref = /^\{([a-z_]+)(?::([a-z]+))?\}$/.exec(valT);
           if (ref) {
             const g = ref[1] ?? '';
             const v = convert(groups[g] ?? '', ref[2], path);
-            if (v === undefined || v === null || Array.isArray(v)) continue;
+            if (v === undefined || v === null || (Array.isArray(v) && ref[2] !== 'list')) continue;
             value = v;
             const gi = m.indices?.groups?.[g]?.[0];
             where = gi === undefined ? start : gi;

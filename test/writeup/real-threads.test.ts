@@ -354,3 +354,19 @@ describe('a kretprobe\'s fields read at unregistration, bpftrace armed (issue 21
     expect([at(c, 'probe.registration.result'), at(c, 'probe.armed')]).toEqual(['ok', undefined]);
   });
 });
+
+// class 3: a clone said in prose; class 2/6: a patch to a kretprobe's C handlers is a module's probe.
+describe('clones in prose, handlers in a patch (issue 21 classes 3 and 6)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it('"renames X to X.isra.0" names the clone of the target (https://github.com/DataDog/datadog-agent/pull/50926)', () => {
+    const c = read("On Talos Linux 1.12.5 (kernel 6.18.15), GCC's IPA-SRA pass renames `attach_recursive_mnt` to `attach_recursive_mnt.isra.0`. The kernel exports only the suffixed name.\n");
+    expect([at(c, 'probe.target'), at(c, 'coverage.clones')]).toEqual(['attach_recursive_mnt', ['attach_recursive_mnt.isra.0']]);
+  });
+  it('a rename to another function is no clone', () => {
+    expect(at(read('The patch renames `foo_bar` to `foo_baz.isra.0` by mistake.\n'), 'coverage.clones')).toBeUndefined();
+  });
+  it('a diff of a kretprobe handler in C is a module\'s probe (https://github.com/lkrg-org/lkrg/issues/385)', () => {
+    const c = read('```diff\n+++ b/src/modules/exploit_detection/syscalls/p_do_exit/p_do_exit.c\n@@ -40,6 +40,7 @@ int p_do_exit_entry(struct kretprobe_instance *p_ri, struct pt_regs *p_regs) {\n \n    if (ed_task_del_current()) {\n+      p_debug_log(P_LOG_ISSUE, "Can\'t remove pid %u, name %s", task_pid_nr(current), current->comm);\n    }\n```\n');
+    expect(at(c, 'probe.interface')).toBe('module');
+  });
+});
