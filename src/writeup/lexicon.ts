@@ -21,6 +21,7 @@ const factsFile = z.object({
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   correction: regex.optional(),
+  working_kernel: z.object({ before: regex, after: regex }).strict().optional(),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
@@ -61,6 +62,8 @@ export interface Lexicon {
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
   /** A sentence that corrects what was said before ("Correction: ...", "EDIT: ..."): its facts replace earlier ones. */
   correction?: RegExp;
+  /** Words that say a kernel named just after (`before`) or just before (`after`) them works: another subject. */
+  workingKernel?: { before: RegExp; after: RegExp };
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
@@ -102,6 +105,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
     ...(f.correction !== undefined ? { correction: re(f.correction, 'i') } : {}),
+    ...(f.working_kernel !== undefined ? { workingKernel: { before: re(f.working_kernel.before, 'i'), after: re(f.working_kernel.after, 'i') } } : {}),
     // Claims need no match indices ('d' costs time on every match).
     claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {

@@ -305,6 +305,18 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
         if (entryProbe) f.entryProbe = true;
         if (correcting(i)) f.corrects = true;
+        // A kernel the sentence says works ("works on 5.4.0-42-generic, fails on 5.10.0-8-amd64") is
+        // the working machine's, another subject than the failure the case is about: never blended
+        // into the case (issue 21 class 5).
+        if (path.startsWith('kernel.') && lex.workingKernel && typeof valT === 'string' && valT.startsWith('{')) {
+          const vStart = where;
+          const vEnd = vStart + String(value).length;
+          let a = vStart;
+          while (a > 0 && !/[,;:(—]/.test(s.text[a - 1]!)) a--;
+          let b = vEnd;
+          while (b < s.text.length && !/[,;:)—]/.test(s.text[b]!)) b++;
+          if (lex.workingKernel.before.test(s.text.slice(a, vStart)) || lex.workingKernel.after.test(s.text.slice(vEnd, b))) f.about = 'working-kernel';
+        }
         // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
         if (path.startsWith('probe.maxactive.')) {
           let owner: string | undefined;

@@ -370,3 +370,19 @@ describe('clones in prose, handlers in a patch (issue 21 classes 3 and 6)', () =
     expect(at(c, 'probe.interface')).toBe('module');
   });
 });
+
+// class 5: a failing and a working kernel in one thread: two subjects, never a blend.
+describe('a failing and a working kernel (issue 21 class 5)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('the kernel said to work is another subject: only the failing one is the case\'s, no disagreement', () => {
+    const x = read('The kretprobe works fine on kernel 5.4.0-42-generic, but on kernel 5.10.0-8-amd64 returns go missing.\n');
+    expect([at(x.case as unknown as Obj, 'kernel.release'), x.conflicts]).toEqual(['5.10.0-8-amd64', []]);
+  });
+  it('a release followed by "is unaffected" is the working machine\'s', () => {
+    const x = read('Our other host runs 5.15.0-91-generic is unaffected.\n');
+    expect(at(x.case as unknown as Obj, 'kernel.release')).toBeUndefined();
+  });
+  it('a kernel named without a word of working is the case\'s', () => {
+    expect(at(read('We run kernel 5.10.0-8-amd64 and returns go missing.\n').case as unknown as Obj, 'kernel.release')).toBe('5.10.0-8-amd64');
+  });
+});
