@@ -386,3 +386,19 @@ describe('a failing and a working kernel (issue 21 class 5)', () => {
     expect(at(read('We run kernel 5.10.0-8-amd64 and returns go missing.\n').case as unknown as Obj, 'kernel.release')).toBe('5.10.0-8-amd64');
   });
 });
+
+// class 3: sentences that date a coverage change become coverage facts with their release.
+describe('removed in a release, no longer called on this path (issue 21 class 3)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it.each([
+    ['`ext4_file_write` was removed in 4.7, so the probe never registers.', 'coverage.removed_in', 'ext4_file_write', '4.7'],
+    ['Since 5.10 `__vfs_write()` is no longer called on this path.', 'coverage.not_called_since', '__vfs_write', '5.10'],
+    ['vfs_write no longer calls __vfs_write since 5.10.', 'coverage.not_called_since', '__vfs_write', '5.10'],
+  ])('%s', (text, field, target, release) => {
+    const c = read(`${text}\n`);
+    expect([at(c, 'probe.target'), at(c, field)]).toEqual([target, release]);
+  });
+  it('a condition states no release', () => {
+    expect(at(read('If it was removed in 5.8 we would see ENOENT.\n'), 'coverage.removed_in')).toBeUndefined();
+  });
+});
