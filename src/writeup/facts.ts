@@ -37,6 +37,8 @@ export interface WriteupFact {
   corrects?: true;
 }
 
+const KNOWN_ERRNOS = new Set(Object.values(ERRNO_NAMES));
+
 const TYPES = new Map(BASE_FACTS.map((f) => [f.name, f.type] as const));
 
 /** True when the case format has this field (facts the lexicon may set). */
@@ -75,7 +77,9 @@ export function convert(raw: string, conv: string | undefined, path: string): Fa
     case 'errno': {
       // A negative errno as a module prints register_kretprobe()'s return ("returned -7").
       const n = /^-(\d+)$/.exec(t);
-      return n ? ERRNO_NAMES[Number(n[1])] : undefined;
+      if (n) return ERRNO_NAMES[Number(n[1])];
+      const name = /^-?(E[A-Z0-9]+)$/.exec(t)?.[1];
+      return name !== undefined && KNOWN_ERRNOS.has(name) ? name : undefined;
     }
     default: {
       const type = TYPES.get(path);

@@ -402,3 +402,18 @@ describe('removed in a release, no longer called on this path (issue 21 class 3)
     expect(at(read('If it was removed in 5.8 we would see ENOENT.\n'), 'coverage.removed_in')).toBeUndefined();
   });
 });
+
+// class 1: a refused registration retold in prose, with its errno as a number or a name.
+describe('a refused registration retold in prose (issue 21 class 1)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it.each([
+    ['On 5.4 register_kretprobe() returns -22 for that symbol.', 'EINVAL'],
+    ['register_kretprobe failed with -ENOENT on the new kernel.', 'ENOENT'],
+  ])('%s', (text, errno) => {
+    const c = read(`${text}\n`);
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.interface')]).toEqual([errno, 'module']);
+  });
+  it('register_kprobe\'s failure is the entry probe\'s, not the kretprobe\'s the thread names', () => {
+    expect(at(read('register_kprobe failed with -EINVAL, while the kretprobe loaded.\n'), 'probe.registration.result')).toBeUndefined();
+  });
+});
