@@ -1,6 +1,6 @@
 import { countMapKinds } from '../evidence/bpftrace.js';
 import { bareEventName } from '../evidence/trace.js';
-import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type ArtifactReading, type CitedFact } from '../evidence/artifacts.js';
+import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type ArtifactReading, type CitedFact, type CitedValue } from '../evidence/artifacts.js';
 import type { SourceLine } from './document.js';
 import type { WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
@@ -171,6 +171,27 @@ export class ArtifactFacts {
       if (miss) this.facts.push(placed({ ...miss, path: `counters.${phase}.nmissed` }, s.p.a.lines, 'kprobe_profile'));
       if (hits) this.facts.push(placed({ ...hits, path: `counters.${phase}.hits` }, s.p.a.lines, 'kprobe_profile'));
       if (phase === 'end' && miss) this.facts.push(placed({ ...miss, path: 'counters.source', value: 'kprobe_profile', col: s.p.a.lines[miss.line - 1]!.text.indexOf(s.row ?? '') }, s.p.a.lines, 'kprobe_profile'));
+    }
+    // One profile read of the return event a write in this session defined (and nothing refused):
+    // the event was created by that write, so its counters started at 0 there and the read is the
+    // end of that one registration (kernel-facts.md §2: only a new registration resets them).
+    if (snaps.length === 1 && ret !== undefined && ret.d.a.kind === 'kprobe_events-write' && retName !== undefined && snaps[0]!.row === retName && retSubject?.event !== undefined) {
+      const s = snaps[0]!;
+      const writtenAt = ret.d.a.lines[0]!.line;
+      const readAt = s.p.a.lines[0]!.line;
+      const refused = this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok');
+      const rewritten = this.defs.some((d) => d !== ret.d && d.a.kind === 'kprobe_events-write' && d.a.lines[0]!.line > writtenAt && d.a.lines[0]!.line < readAt);
+      const row = s.p.facts.find((f) => f.subject?.event === s.row && f.path === 'counters.nmissed');
+      if (writtenAt < readAt && !refused && !rewritten && row) {
+        const at = (path: string, value: CitedValue) => this.facts.push(placed({ ...row, path, value }, s.p.a.lines, 'kprobe_profile'));
+        at('counters.start.nmissed', 0);
+        at('counters.start.hits', 0);
+        for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) at(p, 'reg-1');
+        // The profile lists the event: the write registered it.
+        at('probe.registration.result', 'ok');
+        at('counters.event', s.row!);
+        this.facts.push(placed({ ...ret.f, path: 'probe.event', value: retSubject.event }, ret.d.a.lines, ret.d.a.kind));
+      }
     }
     const twin = snaps[snaps.length - 1]?.row;
     const entryName = entry?.f.subject?.event ? bareEventName(entry.f.subject.event) : twin !== undefined && /^r_/.test(twin) && retName === undefined ? `p_${twin.slice(2)}` : undefined;

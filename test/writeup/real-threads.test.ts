@@ -417,3 +417,21 @@ describe('a refused registration retold in prose (issue 21 class 1)', () => {
     expect(at(read('register_kprobe failed with -EINVAL, while the kretprobe loaded.\n'), 'probe.registration.result')).toBeUndefined();
   });
 });
+
+// class 2: a session that writes the return event and then reads kprobe_profile once.
+describe('one profile read after the write that created the event (issue 21 class 2)', () => {
+  const block = (lines: string[]) => extractWriteup(`# excerpt\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`, 'thread.md', lex).case as unknown as Obj;
+  const write = "# echo 'r:rp/fs vfs_fsync_range' >> /sys/kernel/tracing/kprobe_events";
+  const read = ['# cat /sys/kernel/tracing/kprobe_profile', '  fs                                                 812              37'];
+  it('starts at 0 in one registration, which the row proves', () => {
+    const c = block([write, '# ./run', ...read]);
+    expect(['counters.start.nmissed', 'counters.start.hits', 'counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch', 'probe.registration.result', 'counters.event', 'probe.event'].map((p) => at(c, p))).toEqual([0, 0, 'reg-1', 'reg-1', 'reg-1', 'ok', 'fs', 'rp/fs']);
+  });
+  it('a profile read before the write, or a row of another event, says nothing of the start', () => {
+    expect(at(block([...read, write]), 'counters.start.nmissed')).toBeUndefined();
+    expect(at(block([write, '# cat /sys/kernel/tracing/kprobe_profile', '  other                                              812              37']), 'counters.start.nmissed')).toBeUndefined();
+  });
+  it('a refused write creates nothing', () => {
+    expect(at(block([write, 'sh: write error: File exists', ...read]), 'counters.start.nmissed')).toBeUndefined();
+  });
+});
