@@ -280,6 +280,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       // words around it can hedge the fact.
       const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
       if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      // A message the author says did not appear ("no "Failed to attach" this time") states nothing.
+      if (p.quoted && negatedBefore(s.text, start, lex)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
       if (!p.quoted && hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
@@ -524,6 +526,13 @@ function clauseAround(text: string, start: number, end: number): string {
   let b = end;
   while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
   return text.slice(a, b);
+}
+
+/** A negation in the clause before `start` ("no", "never", "without" the message). */
+function negatedBefore(text: string, start: number, lex: Lexicon): boolean {
+  let a = start;
+  while (a > 0 && !/[,;:(—]/.test(text[a - 1]!)) a--;
+  return lex.notAClaim.negationBefore.test(text.slice(a, start));
 }
 
 /** The clause around [start, end) with those words left out (the message a tool printed, quoted). */

@@ -435,3 +435,12 @@ describe('one profile read after the write that created the event (issue 21 clas
     expect(at(block([write, 'sh: write error: File exists', ...read]), 'counters.start.nmissed')).toBeUndefined();
   });
 });
+
+describe('a quoted refusal the author says did not appear (issue 21 class 1)', () => {
+  it.each([
+    'This time there was no "Failed to attach BPF to kprobe" message.',
+    'We never got "cannot attach kprobe, Invalid argument" again.',
+  ])('%s', (text) => {
+    expect(at(extractWriteup(`# t\n\n${text}\n`, 'thread.md', lex).case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+  });
+});
