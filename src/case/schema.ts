@@ -122,6 +122,8 @@ export const caseSchema = z
         clones: z.union([z.array(z.string().min(1)), z.literal(UNKNOWN)]).nullish().describe('compiler clones found in kallsyms (.isra, .constprop, .part, .cold)'),
         unusual_return: flag('noreturn, longjmp-like or other exits that bypass the return'),
         arch_restrictions_checked: flag('the architecture restrictions for return probes were checked'),
+        removed_in: text('the kernel release in which the target was removed, as the write-up says ("X was removed in 5.8"): from it on no probe on the target can register'),
+        not_called_since: text('the kernel release from which the traced path no longer calls the target ("since 5.10 vfs_write no longer calls __vfs_write"): calls on that path leave no record of the target'),
       })
       .strict()
       .optional(),
@@ -255,6 +257,8 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'kernel.arch': 'quoted by scope/arch-restrictions-unchecked; no verdict depends on it',
   'probe.target_module': 'names the module for the reader',
   'probe.registration.reason': 'quoted when registration failed',
+  'coverage.removed_in': 'a release the write-up states, for the reader; no rule compares it with the case\'s kernel yet',
+  'coverage.not_called_since': 'a release the write-up states, for the reader; no rule compares it with the case\'s kernel yet',
   'probe.per_instance_data': 'the binding actually used is ledger.identity',
   'concurrency.workers': 'an input of the caller model, summarised by estimated_max_overlap',
   'concurrency.concurrent_fds': 'an input of the caller model, summarised by estimated_max_overlap',

@@ -58,6 +58,8 @@ export interface ReadContext {
   release?: string;
   /** The symbol kallsyms is searched for. */
   target?: string;
+  /** The listing may be cut short (`| head`): a symbol missing from it is not shown absent. */
+  partial?: boolean;
   /** Which probe counts into each keyed map entry (`@n[1]` → return), from the script that printed the output (countMapKinds). */
   countMaps?: ReadonlyMap<string, 'entry' | 'return'>;
   /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
@@ -161,10 +163,15 @@ const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ 
 export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'module-source',
-    sniff: (text, _n, ctx) => /^(?:c|h)$/i.test(ctx.info ?? '') && /\bstruct kretprobe\b/.test(text),
+    // C source, or a patch to a C file (```diff, a +++ b/….c line), that defines a kretprobe or its handlers.
+    sniff: (text, _n, ctx) => (/^(?:c|h)$/i.test(ctx.info ?? '') || ((/^(?:diff|patch)$/i.test(ctx.info ?? '') || /^\+\+\+ \S+\.[ch]\s*$/m.test(text)) && text.includes('kretprobe'))) && /\bstruct kretprobe(?:_instance)?\b/.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
+      // A handler's signature (int h(struct kretprobe_instance *ri, struct pt_regs *regs)): the C
+      // API's kretprobe, registered by a kernel module.
+      const handlerAt = lines.findIndex((l) => /\b\w+\s*\(\s*struct kretprobe_instance\s*\*\s*\w+\s*,\s*struct pt_regs\s*\*/.test(l));
+      if (handlerAt >= 0 && !lines.some((l) => /\.kp\.symbol_name\s*=/.test(l))) f.add('probe.interface', 'module', handlerAt + 1, 'struct kretprobe_instance');
       lines.forEach((l, i) => {
         const no = i + 1;
         const sym = /\.kp\.symbol_name\s*=\s*"([^"]+)"/.exec(l);
@@ -551,6 +558,11 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const firstClone = r.symbols.find((s) => s.role !== 'function');
         const at = firstClone ?? own ?? r.padding[0];
         f.add('coverage.clones', clones, at?.line ?? 1, at?.name, subject);
+        // Only clones of the function, not the function itself (nor its __pfx_ padding): the plain
+        // name is not in kallsyms, so a probe registered by that name fails with ENOENT
+        // (kernel-facts.md §1). A listing cut short (--kallsyms-lines, `| head`) proves nothing: the
+        // collector's bundle takes only the clones and the module from here.
+        if (!own && firstClone && ctx.partial !== true && !r.padding.some((p) => p.role === 'function')) f.add('probe.registration.result', 'ENOENT', firstClone.line, firstClone.name, subject);
       }
       return { kind: 'kallsyms', facts: f.facts, problems: r.problems };
     },
@@ -613,7 +625,12 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;
     f.add('probe.registration.result', errno ?? 'error', failedAt, refusedAt >= 0 ? reason : 'ERROR', subject);
     if (reason) f.add('probe.registration.reason', reason, failedAt, reason, subject);
-  } else if (r.attached) f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+  } else if (r.attached) {
+    f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+    // bpftrace enables every probe once all are attached, before it prints anything: output after
+    // "Attaching N probes..." (a probe's line, a map) shows the session ran with them armed.
+    if (lines.slice(r.attached.line).some((l) => l.trim() !== '')) f.add('probe.armed', true, r.attached.line, 'Attaching', subject);
+  }
   // A probe bpftrace names on a GCC clone (`kprobe:tcp_grow_window.isra.39`): the clone is what kallsyms has.
   const cloneAt = lines.findIndex((l) => /\bk(?:ret)?probe:[A-Za-z_]\w*\.(?:isra|constprop|part)\.\d+/.test(l));
   if (cloneAt >= 0) {
@@ -648,6 +665,10 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       const l = lines[at]!;
       f.add('counters.end.nmissed', Number(/nmissed[=:]\s*(\d+)/.exec(l)![1]), at + 1, 'nmissed');
       f.add('counters.source', 'module-field', at + 1, 'nmissed');
+      // Read as the probe is unregistered, the fields are that registration's whole count: it
+      // started at 0 when the probe was registered (register_kretprobe clears nmissed), one epoch.
+      f.add('counters.start.nmissed', 0, at + 1, 'nmissed');
+      for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', at + 1, 'nmissed');
       const max = /\bmaxactive[=:]\s*(\d+)/.exec(l);
       if (max) f.add('probe.maxactive.effective', Number(max[1]), at + 1, 'maxactive');
     }

@@ -9,15 +9,19 @@ const rise = (i: Inputs, k: string) => {
 };
 
 /**
- * Which interfaces a counter source can belong to (kernel-history.md §3): struct fields only
- * exist for a module's kretprobe; kprobe_profile lists only tracefs/dynamic events (perf probe
+ * Which interfaces a counter source can belong to (kernel-history.md §3): struct kretprobe fields
+ * exist for every kretprobe (a module's, or the one a tracefs/perf/BPF kprobe event is built on,
+ * read with a probe on unregister_kretprobe), not for an fprobe; kprobe_profile lists only tracefs/dynamic events (perf probe
  * writes those); a BPF link reports `missed` only from 6.7, for links made by libbpf tools.
  */
 function sourceFits(source: string, iface: string | undefined, linkMissed: boolean | undefined): boolean | undefined {
   if (iface === undefined || iface === 'other') return undefined;
   switch (source) {
     case 'module-field':
-      return iface === 'module';
+      // The fields of a struct kretprobe: a module's own, or those of the kretprobe a tracefs,
+      // perf or BPF kprobe event is built on, read from the kernel (a probe on
+      // unregister_kretprobe). An fprobe has no struct kretprobe.
+      return iface !== 'fprobe';
     case 'kprobe_profile':
       return iface === 'tracefs' || iface === 'perf-probe';
     case 'bpf-link':

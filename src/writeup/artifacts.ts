@@ -1,6 +1,6 @@
 import { countMapKinds } from '../evidence/bpftrace.js';
 import { bareEventName } from '../evidence/trace.js';
-import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type CitedFact } from '../evidence/artifacts.js';
+import { kindOfCommand, readArtifact, sniffArtifact, type ArtifactKind, type ArtifactReading, type CitedFact, type CitedValue } from '../evidence/artifacts.js';
 import type { SourceLine } from './document.js';
 import type { WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
@@ -172,6 +172,27 @@ export class ArtifactFacts {
       if (hits) this.facts.push(placed({ ...hits, path: `counters.${phase}.hits` }, s.p.a.lines, 'kprobe_profile'));
       if (phase === 'end' && miss) this.facts.push(placed({ ...miss, path: 'counters.source', value: 'kprobe_profile', col: s.p.a.lines[miss.line - 1]!.text.indexOf(s.row ?? '') }, s.p.a.lines, 'kprobe_profile'));
     }
+    // One profile read of the return event a write in this session defined (and nothing refused):
+    // the event was created by that write, so its counters started at 0 there and the read is the
+    // end of that one registration (kernel-facts.md §2: only a new registration resets them).
+    if (snaps.length === 1 && ret !== undefined && ret.d.a.kind === 'kprobe_events-write' && retName !== undefined && snaps[0]!.row === retName && retSubject?.event !== undefined) {
+      const s = snaps[0]!;
+      const writtenAt = ret.d.a.lines[0]!.line;
+      const readAt = s.p.a.lines[0]!.line;
+      const refused = this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok');
+      const rewritten = this.defs.some((d) => d !== ret.d && d.a.kind === 'kprobe_events-write' && d.a.lines[0]!.line > writtenAt && d.a.lines[0]!.line < readAt);
+      const row = s.p.facts.find((f) => f.subject?.event === s.row && f.path === 'counters.nmissed');
+      if (writtenAt < readAt && !refused && !rewritten && row) {
+        const at = (path: string, value: CitedValue) => this.facts.push(placed({ ...row, path, value }, s.p.a.lines, 'kprobe_profile'));
+        at('counters.start.nmissed', 0);
+        at('counters.start.hits', 0);
+        for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) at(p, 'reg-1');
+        // The profile lists the event: the write registered it.
+        at('probe.registration.result', 'ok');
+        at('counters.event', s.row!);
+        this.facts.push(placed({ ...ret.f, path: 'probe.event', value: retSubject.event }, ret.d.a.lines, ret.d.a.kind));
+      }
+    }
     const twin = snaps[snaps.length - 1]?.row;
     const entryName = entry?.f.subject?.event ? bareEventName(entry.f.subject.event) : twin !== undefined && /^r_/.test(twin) && retName === undefined ? `p_${twin.slice(2)}` : undefined;
     if (entryName !== undefined && snaps.length > 0) {
@@ -201,10 +222,18 @@ export class ArtifactFacts {
     // kallsyms is searched for the return probe's target, once the write-up has named it; else for
     // the word the listing was grepped for, when every symbol listed is one function or its clones.
     const named = this.facts.find((f) => f.path === 'probe.target')?.value;
+    const listings: Array<{ a: Artifact; target: string; r: ArtifactReading }> = [];
     for (const a of this.kallsyms) {
       const target = typeof named === 'string' ? named : grepTarget(a);
-      if (target === undefined) continue;
-      const r = readArtifact('kallsyms', asText(a.lines), { target });
+      // A listing cut short by head/tail cannot show a symbol is absent.
+      if (target !== undefined) listings.push({ a, target, r: readArtifact('kallsyms', asText(a.lines), { target, ...(/\|\s*(?:head|tail)\b/.test(a.command?.text ?? '') ? { partial: true } : {}) }) });
+    }
+    // Listings of one function from two machines, one with it and one with only its clones: the
+    // thread holds a failing and a working kernel. The case is the failing one's (what the thread
+    // reports); the working machine's listing is another subject, never blended into it.
+    const absentOn = new Set(listings.filter((x) => x.r.facts.some((f) => f.path === 'probe.registration.result')).map((x) => x.target));
+    for (const { a, target, r } of listings) {
+      if (absentOn.has(target) && r.facts.some((f) => f.path === 'probe.target_module')) continue;
       for (const f of r.facts) this.facts.push(placed(f, a.lines, 'kallsyms'));
       if (typeof named !== 'string' && r.facts.length > 0) {
         const l = a.lines.find((x) => x.text.includes(target)) ?? a.lines[0]!;

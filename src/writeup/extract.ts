@@ -9,7 +9,7 @@ import { readDocument, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
-import { readProse, sentencesOf, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
+import { readProse, sentencesOf, type Elsewhere, type NotAClaim, type Sentence, type StatedUnknown, type WriteupClaim } from './sentences.js';
 import { sniffKind, type WriteupKind } from './text.js';
 
 /** Two or more stated values for one case field: a finding, never a silent pick. */
@@ -30,6 +30,8 @@ export interface Extraction {
   notClaims: NotAClaim[];
   /** Facts the write-up says could not be known, with why (they stay unknown in the case). */
   unknown: StatedUnknown[];
+  /** Causes the write-up gives only by reference to another thread: evidence that lives elsewhere. */
+  elsewhere: Elsewhere[];
   conflicts: FactConflict[];
   /** The case built from them, validated, with provenance `field -> file:line:col`. */
   case: Case;
@@ -106,6 +108,15 @@ function leafValid(field: string, value: unknown): boolean {
   return ok;
 }
 
+/**
+ * `a` says what `b` says, more precisely: a registration that failed with a named errno refines one
+ * that failed with it unknown (`error`, a quoted "Failed to attach" beside the errno a pasted
+ * listing or line gives). Not a disagreement.
+ */
+function refines(path: string, a: WriteupFact['value'], b: WriteupFact['value']): boolean {
+  return path === 'probe.registration.result' && b === 'error' && typeof a === 'string' && a !== 'ok' && a !== 'error';
+}
+
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
 export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
   const kind = sniffKind(text, file);
@@ -139,7 +150,28 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
   const unknown = prose.unknown;
-  facts.push(...artifacts.finish(() => RETURN_PROBE.test(text)));
+  const elsewhere = prose.elsewhere;
+  let namesReturn: boolean | undefined;
+  const mentionsReturn = () => (namesReturn ??= RETURN_PROBE.test(text));
+  facts.push(...artifacts.finish(mentionsReturn));
+  // A tool's message about an entry probe, quoted in prose, is the case's only when the write-up
+  // is about that entry probe (it names no return probe anywhere), as for the artifact readers.
+  if (facts.some((f) => f.entryProbe) && mentionsReturn()) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.entryProbe) facts.splice(i, 1);
+  // A later correction ("Correction: maxactive was 20, not 8") replaces what was said before it of
+  // that field, from any source but the author's explicit block: the earlier value is no longer
+  // the write-up's, and not a disagreement. What is said after the correction still counts.
+  if (facts.some((f) => f.corrects)) {
+    facts.sort(byPosition);
+    const superseded = new Set<WriteupFact>();
+    for (const c of facts) {
+      if (!c.corrects) continue;
+      for (const f of facts) if (f !== c && f.path === c.path && f.origin !== 'explicit' && byPosition(f, c) < 0 && JSON.stringify(f.value) !== JSON.stringify(c.value)) superseded.add(f);
+    }
+    for (let i = facts.length - 1; i >= 0; i--) if (superseded.has(facts[i]!)) facts.splice(i, 1);
+  }
+  // A failure with its errno unknown says less than the same failure with its errno: not listed beside it.
+  const failedWith = facts.find((f) => refines('probe.registration.result', f.value, 'error') && f.path === 'probe.registration.result');
+  if (failedWith) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.path === 'probe.registration.result' && facts[i]!.value === 'error') facts.splice(i, 1);
   facts.sort(byPosition);
   // A setting stated of another tool than the one the case's probe is made with (or when that is not
   // known) is not the case's: two subjects, or unknown, never a blend.
@@ -162,12 +194,12 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   const conflicts: FactConflict[] = [];
   const values: Array<[string, WriteupFact['value']]> = [];
   for (const [p, list] of byPath) {
-    const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best));
+    const chosen = list.reduce((best, f) => (ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] || (ORIGIN_RANK[f.origin] === ORIGIN_RANK[best.origin] && refines(p, f.value, best.value)) ? f : best));
     values.push([p, chosen.value]);
     provenance[p] = `${file}:${chosen.line}:${chosen.col}`;
     if (list.length === 1) continue;
     const key = JSON.stringify(chosen.value);
-    const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key);
+    const others = list.filter((f) => f !== chosen && f.origin !== 'implied' && JSON.stringify(f.value) !== key && !refines(p, chosen.value, f.value) && !refines(p, f.value, chosen.value));
     if (others.length && chosen.origin !== 'implied') conflicts.push({ path: p, chosen, others });
   }
   // Fields in the order of the case format (what the schema's own parse gives, and what
@@ -185,7 +217,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   };
   if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
   if (Object.keys(provenance).length) c.provenance = provenance;
-  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, conflicts, case: c as Case };
+  if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.
   const checked = caseSchema.safeParse(c);
   if (!checked.success) {
@@ -196,5 +228,5 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const expected = allowed ? `${field}: one of ${allowed.join(' | ')} (or unknown)` : `a valid ${field || 'case'} (${issue.message})`;
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
-  return { file, kind, facts, claims, notClaims, unknown, conflicts, case: checked.data };
+  return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: checked.data };
 }

@@ -1,6 +1,7 @@
 import { BASE_FACTS } from '../facts/facts.js';
 import { countCpuList } from '../kernel/cpus.js';
 import { ERRNO_NAMES } from '../evidence/dmesg.js';
+import { errnoForStrerror } from '../evidence/artifacts.js';
 
 /** Where a fact came from, strongest first: the author's explicit block, a pasted artifact, a sentence. */
 export type FactOrigin = 'explicit' | 'artifact' | 'sentence' | 'implied';
@@ -27,7 +28,16 @@ export interface WriteupFact {
    * the fact is that tool's, the case's only when the case's probe is made with it.
    */
   about?: string;
+  /**
+   * The fact is about an entry probe (a tool's message naming a `kprobe`): the case's only when the
+   * write-up names no return probe anywhere (issue 21 class 6, whose fact).
+   */
+  entryProbe?: true;
+  /** Stated as a correction of what the write-up said before: it replaces earlier values of its field. */
+  corrects?: true;
 }
+
+const KNOWN_ERRNOS = new Set(Object.values(ERRNO_NAMES));
 
 const TYPES = new Map(BASE_FACTS.map((f) => [f.name, f.type] as const));
 
@@ -38,7 +48,7 @@ export function isCaseField(path: string): boolean {
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, usec: 1e3, ms: 1e6, msec: 1e6, s: 1e9 };
 
-/** Convert matched text for a field: `count`, `ns`, `cpus`, `version`, or as the field's type. */
+/** Convert matched text for a field: `count`, `ns`, `cpus`, `version`, `errno`, `strerror`, or as the field's type. */
 export function convert(raw: string, conv: string | undefined, path: string): FactValue | undefined {
   const t = raw.trim();
   switch (conv) {
@@ -57,10 +67,19 @@ export function convert(raw: string, conv: string | undefined, path: string): Fa
     }
     case 'version':
       return t.replace(/^v/i, '');
+    case 'list':
+      // One name, as a list field holds it (a clone the prose names: [pipe_read.isra.0]).
+      return t === '' ? undefined : [t];
+    case 'strerror':
+      // A tracer's refusal quoted in prose: its strerror() text names the errno; without one the
+      // registration failed all the same, errno unknown.
+      return errnoForStrerror(t) ?? 'error';
     case 'errno': {
       // A negative errno as a module prints register_kretprobe()'s return ("returned -7").
       const n = /^-(\d+)$/.exec(t);
-      return n ? ERRNO_NAMES[Number(n[1])] : undefined;
+      if (n) return ERRNO_NAMES[Number(n[1])];
+      const name = /^-?(E[A-Z0-9]+)$/.exec(t)?.[1];
+      return name !== undefined && KNOWN_ERRNOS.has(name) ? name : undefined;
     }
     default: {
       const type = TYPES.get(path);

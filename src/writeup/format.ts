@@ -31,6 +31,10 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
     out.push(`  stated unknown ${k.dim('(the write-up says these could not be known; they stay unknown)')}`);
     for (const u of x.unknown) out.push(`    ${loc(u.line, u.col)}  ${k.bold(u.path)}: ${u.reason}  ${k.dim(`"${u.text}"`)}`);
   }
+  if (x.elsewhere.length) {
+    out.push(`  evidence elsewhere ${k.dim('(a cause given only by reference to another thread: not a fact here)')}`);
+    for (const e of x.elsewhere) out.push(`    ${loc(e.line, e.col)}  ${k.bold(e.ref)}${e.asked ? ' (asked)' : ''}  ${k.dim(`"${e.text.length > 90 ? `${e.text.slice(0, 89)}…` : e.text}"`)}`);
+  }
   if (x.conflicts.length) {
     out.push(`  disagreements`);
     for (const c of x.conflicts) {
@@ -62,6 +66,7 @@ export function formatWriteupJson(x: Extraction, v: CaseVerdict, base: Record<st
       facts: x.facts.map((f) => ({ fact: f.path, value: f.value, at: at(f.line, f.col), text: f.text, origin: f.origin, via: f.via })),
       claims: x.claims.map((c, i) => ({ kind: c.kind, at: at(c.line, c.col), text: c.text, judgement: v.claims[i]?.judgement })),
       not_claims: x.notClaims.map((n) => ({ kind: n.kind, at: at(n.line, n.col), reason: n.reason, text: n.text })),
+      ...(x.elsewhere.length ? { elsewhere: x.elsewhere.map((e) => ({ ref: e.ref, asked: e.asked, at: at(e.line, e.col), text: e.text })) } : {}),
       disagreements: x.conflicts.map((c) => ({ fact: c.path, used: { value: c.chosen.value, at: at(c.chosen.line, c.chosen.col) }, others: c.others.map((o) => ({ value: o.value, at: at(o.line, o.col) })) })),
       never_established: v.missing,
     },

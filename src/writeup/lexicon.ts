@@ -15,10 +15,13 @@ const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
-  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional() }).strict()),
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
+  elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
+  correction: regex.optional(),
+  working_kernel: z.object({ before: regex, after: regex }).strict().optional(),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
@@ -37,12 +40,18 @@ export interface FactPattern {
   implies: Record<string, string | number | boolean>;
   /** `set` then `implies` as [field template, value template, implied]. */
   entries: Array<[string, string | number | boolean, boolean]>;
+  /** The words are a tool's message, which authors quote: a match inside quotation marks counts. */
+  quoted: boolean;
+  /** Which probe the message is about (`{group}` filled: `kprobe` is an entry probe), when it says. */
+  probe?: string;
 }
 
 export interface Lexicon {
   facts: FactPattern[];
   /** Sentences that say a fact could not be known, with the reason shown for it. */
   unknown: Array<{ id: string; needs: string[]; re: RegExp; fact: string; reason: string }>;
+  /** Sentences that give a cause only by reference to another thread (a `ref` group names it). */
+  elsewhere: Array<{ id: string; needs: string[]; re: RegExp }>;
   /** Lead + name, anchored where it is tried (sticky). */
   interfaces: Array<{ re: RegExp; value: string }>;
   interfaceNeeds: string[];
@@ -51,6 +60,10 @@ export interface Lexicon {
   /** The `lead` every interface pattern starts with, alone (global): an interface is named only where it matches. */
   interfaceLead: RegExp;
   bpftraceMaps: Array<{ re: RegExp; fact: string }>;
+  /** A sentence that corrects what was said before ("Correction: ...", "EDIT: ..."): its facts replace earlier ones. */
+  correction?: RegExp;
+  /** Words that say a kernel named just after (`before`) or just before (`after`) them works: another subject. */
+  workingKernel?: { before: RegExp; after: RegExp };
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
@@ -76,18 +89,23 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
       re: re(p.pattern),
       set: p.set,
       implies: p.implies ?? {},
+      quoted: p.quoted ?? false,
+      ...(p.probe !== undefined ? { probe: p.probe } : {}),
       entries: [
         ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
       ],
     })),
     unknown: (f.unknown ?? []).map((u) => ({ id: u.id, needs: u.needs ?? [], re: re(u.pattern, 'gi'), fact: u.fact, reason: u.reason })),
+    elsewhere: (f.elsewhere ?? []).map((e) => ({ id: e.id, needs: e.needs ?? [], re: re(e.pattern, 'gi') })),
     interfaces: f.interfaces.names.map((n) => ({ re: re(`${lead}(?<v>${n.pattern})`, 'yid'), value: n.value })),
     interfaceNeeds: f.interfaces.needs ?? [],
     tools: f.interfaces.names.map((n) => ({ re: re(`\\b${n.pattern}`, 'gi'), value: n.value })),
     interfaceLead: re(lead, 'gi'),
     bpftraceMaps: f.bpftrace_maps.map((m) => ({ re: re(m.pattern, 'i'), fact: m.fact })),
     disagreement: f.disagreement,
+    ...(f.correction !== undefined ? { correction: re(f.correction, 'i') } : {}),
+    ...(f.working_kernel !== undefined ? { workingKernel: { before: re(f.working_kernel.before, 'i'), after: re(f.working_kernel.after, 'i') } } : {}),
     // Claims need no match indices ('d' costs time on every match).
     claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {

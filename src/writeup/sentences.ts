@@ -30,6 +30,18 @@ export interface StatedUnknown {
   via: string;
 }
 
+/** A cause the write-up gives only by reference to another thread: the evidence lives there, not here. */
+export interface Elsewhere {
+  /** The thread referred to, as written (`#835`, `iovisor/bcc#1072`, an issue URL). */
+  ref: string;
+  /** Asked ("Is this because of #835?") rather than stated. */
+  asked: boolean;
+  line: number;
+  col: number;
+  text: string;
+  via: string;
+}
+
 export interface NotAClaim {
   kind: ClaimKind;
   line: number;
@@ -191,7 +203,7 @@ type Indexed = RegExpMatchArray & { indices?: { groups?: Record<string, [number,
  * its `needs` words at a word start (a scan for them all is far cheaper than a case-insensitive regular expression),
  * and each match is judged within its sentence. Questions and hedged clauses state no facts.
  */
-export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[] } {
+export function readProse(sentences: Sentence[], lex: Lexicon): { facts: WriteupFact[]; claims: WriteupClaim[]; rejected: NotAClaim[]; unknown: StatedUnknown[]; elsewhere: Elsewhere[] } {
   // Where each needed word occurs: one indexOf walk over the joined lower-case prose per word,
   // shared by every pattern that needs it.
   // Lower-casing the joined text keeps its length (ASCII and most scripts), so each sentence's
@@ -227,6 +239,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     }
     return out;
   };
+  const corrections: Array<boolean | undefined> = [];
+  const correcting = (i: number) => (corrections[i] ??= lex.correction !== undefined && lex.correction.test(sentences[i]!.text));
   const questions: Array<boolean | undefined> = [];
   const question = (i: number) => (questions[i] ??= isQuestion(sentences[i]!.text, lex));
   /** Call `each` for every match of `re` in the candidate sentences, with local offsets. */
@@ -262,22 +276,27 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   for (const p of lex.facts) {
     matches(p.re, p.needs, (m, i, s, start, end) => {
       if (question(i)) return;
-      const clause = clauseAround(s.text, start, end);
+      // A tool's message hedges in its own words ("probe entry may not exist"): only the author's
+      // words around it can hedge the fact.
+      const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
       if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      // A message the author says did not appear ("no "Failed to attach" this time") states nothing.
+      if (p.quoted && negatedBefore(s.text, start, lex)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
-      if (hasQuotes(i) && insideQuotes(s.text, start)) return;
+      if (!p.quoted && hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
+      const entryProbe = p.probe !== undefined && fill(p.probe, groups).toLowerCase() === 'kprobe';
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
         if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
-        let value: string | number | boolean | undefined;
+        let value: string | number | boolean | string[] | undefined;
         let where = start;
         if (typeof valT === 'string') {
           const ref = /^\{([a-z_]+)(?::([a-z]+))?\}$/.exec(valT);
           if (ref) {
             const g = ref[1] ?? '';
             const v = convert(groups[g] ?? '', ref[2], path);
-            if (v === undefined || v === null || Array.isArray(v)) continue;
+            if (v === undefined || v === null || (Array.isArray(v) && ref[2] !== 'list')) continue;
             value = v;
             const gi = m.indices?.groups?.[g]?.[0];
             where = gi === undefined ? start : gi;
@@ -286,6 +305,20 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         if (value === undefined) continue;
         const pos = s.at(where);
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
+        if (entryProbe) f.entryProbe = true;
+        if (correcting(i)) f.corrects = true;
+        // A kernel the sentence says works ("works on 5.4.0-42-generic, fails on 5.10.0-8-amd64") is
+        // the working machine's, another subject than the failure the case is about: never blended
+        // into the case (issue 21 class 5).
+        if (path.startsWith('kernel.') && lex.workingKernel && typeof valT === 'string' && valT.startsWith('{')) {
+          const vStart = where;
+          const vEnd = vStart + String(value).length;
+          let a = vStart;
+          while (a > 0 && !/[,;:(—]/.test(s.text[a - 1]!)) a--;
+          let b = vEnd;
+          while (b < s.text.length && !/[,;:)—]/.test(s.text[b]!)) b++;
+          if (lex.workingKernel.before.test(s.text.slice(a, vStart)) || lex.workingKernel.after.test(s.text.slice(vEnd, b))) f.about = 'working-kernel';
+        }
         // A pool setting is bound to the tool the sentence names before it (issue 21 class 6, whose fact).
         if (path.startsWith('probe.maxactive.')) {
           let owner: string | undefined;
@@ -366,7 +399,17 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       unknown.push({ path: u.fact, reason: u.reason, line: pos.line, col: pos.col, text: m[0], via: u.id });
     });
   }
-  return { facts, claims, rejected, unknown };
+  // A cause given only by reference to another thread (issue 21 class 8): marked, never a fact.
+  const elsewhere: Elsewhere[] = [];
+  for (const e of lex.elsewhere) {
+    matches(e.re, e.needs, (m, i, s, start) => {
+      const ref = m.groups?.ref;
+      if (ref === undefined || elsewhere.some((x) => x.ref === ref && x.text === s.text)) return;
+      const pos = s.at(start);
+      elsewhere.push({ ref, asked: question(i), line: pos.line, col: pos.col, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, via: e.id });
+    });
+  }
+  return { facts, claims, rejected, unknown, elsewhere };
 }
 
 /**
@@ -386,7 +429,7 @@ const wordIndexes = new WeakMap<Lexicon, WordIndex>();
 function wordIndexOf(lex: Lexicon): WordIndex {
   let idx = wordIndexes.get(lex);
   if (idx) return idx;
-  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
+  const words = [...new Set([...lex.facts.flatMap((p) => p.needs), ...lex.unknown.flatMap((u) => u.needs), ...lex.elsewhere.flatMap((e) => e.needs), ...lex.interfaceNeeds, ...lex.claims.flatMap((c) => c.needs)])];
   idx = { ascii: new Array<string[] | undefined>(128 * 128).fill(undefined), other: new Map(), single: new Map(), words, any: anyOf(words) };
   for (const w of words) {
     const c0 = w.charCodeAt(0);
@@ -483,6 +526,22 @@ function clauseAround(text: string, start: number, end: number): string {
   let b = end;
   while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
   return text.slice(a, b);
+}
+
+/** A negation in the clause before `start` ("no", "never", "without" the message). */
+function negatedBefore(text: string, start: number, lex: Lexicon): boolean {
+  let a = start;
+  while (a > 0 && !/[,;:(—]/.test(text[a - 1]!)) a--;
+  return lex.notAClaim.negationBefore.test(text.slice(a, start));
+}
+
+/** The clause around [start, end) with those words left out (the message a tool printed, quoted). */
+function clauseOutside(text: string, start: number, end: number): string {
+  let a = start;
+  while (a > 0 && !/[,;:(—]/.test(text[a - 1]!)) a--;
+  let b = end;
+  while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
+  return `${text.slice(a, start)} ${text.slice(end, b)}`;
 }
 
 function insideQuotes(text: string, at: number): boolean {

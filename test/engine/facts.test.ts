@@ -179,3 +179,16 @@ describe('derived facts', () => {
     expect(value('ledger: { entries: 0 }', 'probe.was_armed')).toBeUndefined();
   });
 });
+
+// Struct kretprobe fields exist for every kretprobe, whichever interface built it (a bpftrace
+// probe on unregister_kretprobe reads them, bpftrace#1035); an fprobe has none.
+describe('struct kretprobe fields as the counter source', () => {
+  it.each([
+    ['module', true],
+    ['tracefs', true],
+    ['bpftrace', true],
+    ['fprobe', false],
+  ])('fit a %s return probe: %s', (iface, expected) => {
+    expect(value(`probe: { interface: ${iface} }\ncounters: { source: module-field }`, 'counters.of_return_probe')).toBe(expected);
+  });
+});

@@ -238,3 +238,209 @@ describe('stated unknowns (issue 21 class 8)', () => {
     expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBeUndefined();
   });
 });
+
+// class 1: a tracer's refusal quoted in a sentence or a thread's title, not pasted: the message is
+// the tool's, so quotation marks and its own hedge ("may not exist") do not make it someone else's.
+describe('attach refusals quoted in prose (issue 21 class 1)', () => {
+  const read = (text: string) => extractWriteup(text, 'thread.md', lex);
+  it('a title quoting libbpf\'s "cannot attach kprobe, probe entry may not exist" is a failed registration, errno unknown (https://github.com/sustainable-computing-io/kepler/issues/847)', () => {
+    const x = read("# kepler rpm starts with 'cannot attach kprobe, probe entry may not exist'\n\nNothing else.\n");
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('error');
+  });
+  it('bcc\'s "Failed to attach BPF to kprobe" quoted in a sentence, in a thread that names no return probe (https://github.com/yadutaf/tracepkt/issues/4)', () => {
+    const x = read('# t\n\nRun on ubunt18.04 and got error message "Failed to attach Failed to attach BPF to kprobe". Any idea to debug this?\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('error');
+  });
+  it('an entry kprobe\'s refusal is not the return probe\'s when the thread names a kretprobe', () => {
+    const x = read('# t\n\nWe attach a kretprobe on vfs_read; the tool printed "Failed to attach BPF program b\'x\' to kprobe b\'vfs_write\'".\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+    expect(x.facts.filter((f) => f.via === 'attach-failed-quoted')).toEqual([]);
+  });
+  it('the strerror text names the errno, and a named errno refines the bare failure without a disagreement', () => {
+    const x = read('# t\n\nIt said "Failed to attach BPF to kprobe" and then "cannot attach kprobe, Device or resource busy".\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('EBUSY');
+    expect(x.conflicts).toEqual([]);
+  });
+  it('a hedge of the author still hedges the quoted message', () => {
+    const x = read('# t\n\nMaybe it printed "cannot attach kprobe, Invalid argument", I do not remember.\n');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+  });
+});
+
+// class 3/5: kallsyms listings (https://github.com/iovisor/bcc/issues/1754): only the clone on one
+// machine, the plain symbol on the other.
+describe('kallsyms with only the clones of the target (issue 21 classes 3 and 5)', () => {
+  const amd64 = '* amd64:\n\n```\n$ cat /proc/kallsyms | fgrep do_wakeup\nffffffffa2483420 t ttwu_do_wakeup\n```\n';
+  const arm64 = '* arm64:\n\n```\n$ cat /proc/kallsyms | fgrep do_wakeup\nffff8692fe2a6ff8 t ttwu_do_wakeup.isra.20\n```\n';
+  const read = (text: string) => extractWriteup(`# ISRA breaks kprobes\n\n${text}`, 'thread.md', lex);
+  it('the plain name is absent: a probe registered by it fails with ENOENT', () => {
+    const c = read(arm64).case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'coverage.clones'), at(c, 'probe.registration.result')]).toEqual(['ttwu_do_wakeup', ['ttwu_do_wakeup.isra.20'], 'ENOENT']);
+  });
+  it('the symbol listed: nothing about the registration', () => {
+    const c = read(amd64).case as unknown as Obj;
+    expect([at(c, 'probe.registration.result'), at(c, 'coverage.clones'), at(c, 'probe.target_module')]).toEqual([undefined, [], null]);
+  });
+  it('a failing and a working machine: the case is the failing one\'s, the other listing is not blended in', () => {
+    const x = read(`${amd64}\n${arm64}`);
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'probe.registration.result'), at(c, 'coverage.clones'), at(c, 'probe.target_module')]).toEqual(['ENOENT', ['ttwu_do_wakeup.isra.20'], undefined]);
+    expect(x.conflicts).toEqual([]);
+  });
+  it('a listing cut by head shows no absence', () => {
+    const c = read('```\n$ grep do_wakeup /proc/kallsyms | head -1\nffff8692fe2a6ff8 t ttwu_do_wakeup.isra.20\n```\n').case as unknown as Obj;
+    expect(at(c, 'probe.registration.result')).toBeUndefined();
+  });
+});
+
+// class 8: settings said in a pasted command line; class 7: plain assertions; class 8: other tracers' miss counts.
+describe('load generators, "cannot be traced", SystemTap skipped probes (issue 21 classes 7 and 8)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('a shell loop that starts N processes in the background is N callers at once (https://github.com/weaveworks/tcptracer-bpf/issues/34)', () => {
+    const x = read('2. In another shell, start a bunch of processes waiting on the `accept()` system call: `for i in $(seq 1 25) ; do (busybox nc -l -p $((8081 + i)) &) ; done`\n');
+    expect(at(x.case as unknown as Obj, 'concurrency.workers')).toBe(25);
+  });
+  it('a loop that runs its body in turn (no &) is not concurrency', () => {
+    const x = read('We ran `for i in $(seq 1 4); do ./client; done` once.\n');
+    expect(at(x.case as unknown as Obj, 'concurrency.workers')).toBeUndefined();
+  });
+  it('"but can\'t trace schedule in" is a claim about the probe, judged like any other (https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+    const x = read("i use here for trace app schedule out and schedule in, but can't trace schedule in.\n");
+    expect(x.claims.map((c) => c.kind)).toEqual(['other']);
+  });
+  it('a question about tracing a return is not a claim', () => {
+    expect(read("Why can't I trace the return of schedule?\n").claims).toEqual([]);
+  });
+  it('SystemTap\'s skipped probes are its own count, never the kretprobe\'s nmissed (http://sourceware.org/systemtap/wiki/TipSkippedProbes)', () => {
+    const x = read('Systemtap probe handlers may be skipped sometimes.\n\n```\n  WARNING: Number of errors: 0, skipped probes: 100\n```\n\nThe script skipped 100 probes, and 100 probes were skipped due to reentrancy.\n');
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'counters.end.nmissed'), at(c, 'counters.end.kprobe_nmissed'), at(c, 'ledger.lost_events')]).toEqual([undefined, undefined, undefined]);
+    expect(x.facts.filter((f) => f.path.startsWith('counters.'))).toEqual([]);
+  });
+});
+
+// class 8: a cause given only by reference to another thread is evidence that lives elsewhere.
+describe('causes by reference to another thread (issue 21 class 8)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('"Is this because of #835?" points to evidence in another thread, asked, and states no fact (https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+    const x = read('Is this because of #835? I observed many `nmissed` events.\n');
+    expect(x.elsewhere.map((e) => [e.ref, e.asked])).toEqual([['#835', true]]);
+    expect(x.facts).toEqual([]);
+  });
+  it('a stated cause by reference, to a repository\'s issue or its URL', () => {
+    const x = read('The hang has the same root cause as iovisor/bcc#1072.\n\nClosing as duplicate of https://github.com/iovisor/bcc/issues/1072 now.\n');
+    expect(x.elsewhere.map((e) => [e.ref, e.asked])).toEqual([['iovisor/bcc#1072', false], ['https://github.com/iovisor/bcc/issues/1072', false]]);
+  });
+  it('a reference to something in this thread is not elsewhere', () => {
+    expect(read('We see 3 misses, see the log below.\n').elsewhere).toEqual([]);
+  });
+});
+
+// class 2: struct kretprobe fields read as the probe is unregistered (a bpftrace probe on
+// unregister_kretprobe) are that registration's whole count, from 0; bpftrace output after
+// "Attaching N probes..." shows its probes armed.
+describe('a kretprobe\'s fields read at unregistration, bpftrace armed (issue 21 class 2; https://github.com/bpftrace/bpftrace/issues/1035)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it('nmissed at unregister_kretprobe: one registration, starting at 0', () => {
+    const c = read("```\n% sudo ./src/bpftrace -e \\\n'kprobe:unregister_kretprobe {\n   $rp = (struct kretprobe*)arg0;\n   printf(\"nmissed=%d, maxactive=%d\\n\", $rp->nmissed, $rp->maxactive);\n}'\nAttaching 1 probe...\nnmissed=99, maxactive=2\n```\n");
+    expect(['counters.start.nmissed', 'counters.end.nmissed', 'counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch', 'counters.source', 'probe.maxactive.effective'].map((p) => at(c, p))).toEqual([0, 99, 'reg-1', 'reg-1', 'reg-1', 'module-field', 2]);
+  });
+  it('"Attaching 2 probes..." followed by a probe\'s output: registered and armed', () => {
+    const c = read('```\nbpftrace -e \'kprobe:schedule,kretprobe:schedule /comm == "a.out"/{printf("%s\\n", probe)}\'\nAttaching 2 probes...\nkprobe:schedule\n```\n');
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.armed')]).toEqual(['ok', true]);
+  });
+  it('"Attaching 2 probes..." with nothing after it says nothing of arming', () => {
+    const c = read("```\nbpftrace -e 'kretprobe:schedule { @r = count(); }'\nAttaching 1 probe...\n```\n");
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.armed')]).toEqual(['ok', undefined]);
+  });
+});
+
+// class 3: a clone said in prose; class 2/6: a patch to a kretprobe's C handlers is a module's probe.
+describe('clones in prose, handlers in a patch (issue 21 classes 3 and 6)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it('"renames X to X.isra.0" names the clone of the target (https://github.com/DataDog/datadog-agent/pull/50926)', () => {
+    const c = read("On Talos Linux 1.12.5 (kernel 6.18.15), GCC's IPA-SRA pass renames `attach_recursive_mnt` to `attach_recursive_mnt.isra.0`. The kernel exports only the suffixed name.\n");
+    expect([at(c, 'probe.target'), at(c, 'coverage.clones')]).toEqual(['attach_recursive_mnt', ['attach_recursive_mnt.isra.0']]);
+  });
+  it('a rename to another function is no clone', () => {
+    expect(at(read('The patch renames `foo_bar` to `foo_baz.isra.0` by mistake.\n'), 'coverage.clones')).toBeUndefined();
+  });
+  it('a diff of a kretprobe handler in C is a module\'s probe (https://github.com/lkrg-org/lkrg/issues/385)', () => {
+    const c = read('```diff\n+++ b/src/modules/exploit_detection/syscalls/p_do_exit/p_do_exit.c\n@@ -40,6 +40,7 @@ int p_do_exit_entry(struct kretprobe_instance *p_ri, struct pt_regs *p_regs) {\n \n    if (ed_task_del_current()) {\n+      p_debug_log(P_LOG_ISSUE, "Can\'t remove pid %u, name %s", task_pid_nr(current), current->comm);\n    }\n```\n');
+    expect(at(c, 'probe.interface')).toBe('module');
+  });
+});
+
+// class 5: a failing and a working kernel in one thread: two subjects, never a blend.
+describe('a failing and a working kernel (issue 21 class 5)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('the kernel said to work is another subject: only the failing one is the case\'s, no disagreement', () => {
+    const x = read('The kretprobe works fine on kernel 5.4.0-42-generic, but on kernel 5.10.0-8-amd64 returns go missing.\n');
+    expect([at(x.case as unknown as Obj, 'kernel.release'), x.conflicts]).toEqual(['5.10.0-8-amd64', []]);
+  });
+  it('a release followed by "is unaffected" is the working machine\'s', () => {
+    const x = read('Our other host runs 5.15.0-91-generic is unaffected.\n');
+    expect(at(x.case as unknown as Obj, 'kernel.release')).toBeUndefined();
+  });
+  it('a kernel named without a word of working is the case\'s', () => {
+    expect(at(read('We run kernel 5.10.0-8-amd64 and returns go missing.\n').case as unknown as Obj, 'kernel.release')).toBe('5.10.0-8-amd64');
+  });
+});
+
+// class 3: sentences that date a coverage change become coverage facts with their release.
+describe('removed in a release, no longer called on this path (issue 21 class 3)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it.each([
+    ['`ext4_file_write` was removed in 4.7, so the probe never registers.', 'coverage.removed_in', 'ext4_file_write', '4.7'],
+    ['Since 5.10 `__vfs_write()` is no longer called on this path.', 'coverage.not_called_since', '__vfs_write', '5.10'],
+    ['vfs_write no longer calls __vfs_write since 5.10.', 'coverage.not_called_since', '__vfs_write', '5.10'],
+  ])('%s', (text, field, target, release) => {
+    const c = read(`${text}\n`);
+    expect([at(c, 'probe.target'), at(c, field)]).toEqual([target, release]);
+  });
+  it('a condition states no release', () => {
+    expect(at(read('If it was removed in 5.8 we would see ENOENT.\n'), 'coverage.removed_in')).toBeUndefined();
+  });
+});
+
+// class 1: a refused registration retold in prose, with its errno as a number or a name.
+describe('a refused registration retold in prose (issue 21 class 1)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it.each([
+    ['On 5.4 register_kretprobe() returns -22 for that symbol.', 'EINVAL'],
+    ['register_kretprobe failed with -ENOENT on the new kernel.', 'ENOENT'],
+  ])('%s', (text, errno) => {
+    const c = read(`${text}\n`);
+    expect([at(c, 'probe.registration.result'), at(c, 'probe.interface')]).toEqual([errno, 'module']);
+  });
+  it('register_kprobe\'s failure is the entry probe\'s, not the kretprobe\'s the thread names', () => {
+    expect(at(read('register_kprobe failed with -EINVAL, while the kretprobe loaded.\n'), 'probe.registration.result')).toBeUndefined();
+  });
+});
+
+// class 2: a session that writes the return event and then reads kprobe_profile once.
+describe('one profile read after the write that created the event (issue 21 class 2)', () => {
+  const block = (lines: string[]) => extractWriteup(`# excerpt\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`, 'thread.md', lex).case as unknown as Obj;
+  const write = "# echo 'r:rp/fs vfs_fsync_range' >> /sys/kernel/tracing/kprobe_events";
+  const read = ['# cat /sys/kernel/tracing/kprobe_profile', '  fs                                                 812              37'];
+  it('starts at 0 in one registration, which the row proves', () => {
+    const c = block([write, '# ./run', ...read]);
+    expect(['counters.start.nmissed', 'counters.start.hits', 'counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch', 'probe.registration.result', 'counters.event', 'probe.event'].map((p) => at(c, p))).toEqual([0, 0, 'reg-1', 'reg-1', 'reg-1', 'ok', 'fs', 'rp/fs']);
+  });
+  it('a profile read before the write, or a row of another event, says nothing of the start', () => {
+    expect(at(block([...read, write]), 'counters.start.nmissed')).toBeUndefined();
+    expect(at(block([write, '# cat /sys/kernel/tracing/kprobe_profile', '  other                                              812              37']), 'counters.start.nmissed')).toBeUndefined();
+  });
+  it('a refused write creates nothing', () => {
+    expect(at(block([write, 'sh: write error: File exists', ...read]), 'counters.start.nmissed')).toBeUndefined();
+  });
+});
+
+describe('a quoted refusal the author says did not appear (issue 21 class 1)', () => {
+  it.each([
+    'This time there was no "Failed to attach BPF to kprobe" message.',
+    'We never got "cannot attach kprobe, Invalid argument" again.',
+  ])('%s', (text) => {
+    expect(at(extractWriteup(`# t\n\n${text}\n`, 'thread.md', lex).case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
+  });
+});

@@ -84,3 +84,27 @@ describe('sentence facts', () => {
     expect(x.claims.map((c) => [c.kind, c.col])).toEqual([['function-stuck', 63]]);
   });
 });
+
+// issue 21 class 7: a later correction decides what the thread states, in post order.
+describe('later corrections', () => {
+  const at = (x: ReturnType<typeof read>, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), x.case);
+  const thread = '# t\n\n## alice · description\n\nThe module set maxactive to 8 and nmissed was 12.\n\n## bob · comment\n\nWhat is the maxactive?\n\n## alice · comment\n\n';
+  it('a correction replaces the earlier value, without a disagreement', () => {
+    const x = read(`${thread}Correction: maxactive was 20, not 8.\n\nSorry, it was nmissed 14; I misread the log.`);
+    expect([at(x, 'probe.maxactive.requested'), at(x, 'counters.end.nmissed')]).toEqual([20, 14]);
+    expect(x.conflicts).toEqual([]);
+    expect(x.facts.filter((f) => f.path === 'probe.maxactive.requested').map((f) => f.value)).toEqual([20]);
+  });
+  it('a later value that is not a correction still disagrees', () => {
+    const x = read(`${thread}maxactive was 20 on the second box.`);
+    expect(x.conflicts.map((c) => c.path)).toEqual(['probe.maxactive.requested']);
+  });
+  it('an update that reports a new run corrects nothing', () => {
+    const x = read(`${thread}Update: after the fix nmissed was 0.`);
+    expect(x.conflicts.map((c) => c.path)).toEqual(['counters.end.nmissed']);
+  });
+  it('a correction replaces only what came before it', () => {
+    const x = read(`${thread}Correction: maxactive was 20.\n\nLater we saw maxactive 30 on another run.`);
+    expect(x.conflicts.map((c) => [c.path, c.chosen.value])).toEqual([['probe.maxactive.requested', 20]]);
+  });
+});
