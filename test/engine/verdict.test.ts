@@ -77,6 +77,24 @@ describe('primary verdict and what is missing', () => {
   });
 });
 
+describe('completions the domains must hold', () => {
+  it('a filtered count that balances the identity (eligible less entries) is a completion', async () => {
+    // 40 eligible, 34 entered and returned, 6 filtered by the entry handler (the full case is
+    // filtered-by-design). With the filtered count unknown, 6 is the value that explains every
+    // call without an instance, so observer-gap cannot be definite.
+    const v = await judge(`kernel: { release: 6.12.95+deb12-amd64, arch: x86_64, possible_cpus: 4 }
+probe: { interface: module, target: kernel_clone, registration: { result: ok, epoch: l }, maxactive: { requested: 20, effective: 20 }, entry_handler: { present: true, can_filter: true }, handler: { may_sleep: false, blocking_locks: false, does_io: false, heavy_printk: false, bounded_storage: true }, per_instance_data: true }
+coverage: { blacklisted: false, inlined_call_sites: none, clones: [], unusual_return: false }
+concurrency: { target_sleeps: false, workers: 4 }
+counters: { source: module-field, start: { epoch: l, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: l, nmissed: 0, kprobe_nmissed: 0 } }
+ledger: { eligible: 40, identity: instance-data, entries: 34, returns: 34, in_flight_at_stop: 0, workload_quiesced: true }
+`);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.possible).toContain('filtered-by-design');
+    expect(v.possible).toContain('observer-gap');
+  });
+});
+
 describe('the per-rule memo', () => {
   it('gives exactly what a fresh engine run gives, case after case', async () => {
     const { expandCasePaths, loadCase } = await import('../../src/index.js');
