@@ -4,9 +4,9 @@ import { parseRelease } from '../kernel/history.js';
 /**
  * The values a completion may give an unknown case field: the world space behind "every
  * consistent completion" (DESIGN.md). Small and finite, per field: an enumerated field's values,
- * both booleans, and for a count the schema's boundary (0), its first step (1) and the case's
- * own numbers with their neighbours (so an equality or an order with a known figure can hold
- * or fail either way). Free text takes the case's own labels and one other. Unknown is never a
+ * both booleans, and for a count the schema's boundary (0), its first step (1), the case's own
+ * counts and the gaps between its ledger counts, each with its neighbours (so an equality or an
+ * order with a known figure can hold or fail either way, and the identity can balance). Free text takes the case's own labels and one other. Unknown is never a
  * value: a completion knows everything.
  *
  * This is part of the semantics, not of the engine's machinery: the verdict's search

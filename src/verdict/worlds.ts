@@ -190,7 +190,6 @@ class Domains {
 /** Values a first try at one verdict may see ruled out before it restarts with what it learnt (then twice as many, …). */
 const RESTART_FIRST = 16;
 
-
 /**
  * The targeted search: for one verdict at a time, is there a consistent completion that gets it?
  * Each partial completion is judged by the fold, which says which verdicts its worlds may get
@@ -349,17 +348,17 @@ class Worlds {
   }
 
   /**
-   * reach with restarts: a try that has seen `first` values ruled out at once (then twice as
+   * reach with restarts: a try that has seen RESTART_FIRST values ruled out at once (then twice as
    * many, and so on) without an answer starts again from the top, the fields reordered by what
    * it learnt. What it judged is remembered, so a restart pays only for nodes it has not seen;
    * a try that only goes deeper, ruling nothing out, is never cut short.
    */
-  reachSoon(target: VerdictId, from: Node, first = RESTART_FIRST): Witness | undefined {
-    for (let limit = first; ; limit *= 2) {
+  reachSoon(target: VerdictId, from: Node): Witness | undefined {
+    for (let limit = RESTART_FIRST; ; limit *= 2) {
       this.fails = 0;
       this.failLimit = limit;
       // The first try keeps the target's own order, which reaches a verdict that is there soonest.
-      this.learnt = limit > first;
+      this.learnt = limit > RESTART_FIRST;
       try {
         return this.reach(target, from);
       } catch (e) {
