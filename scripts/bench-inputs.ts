@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import jsYaml from 'js-yaml';
 import { expandCasePaths } from '../src/case/load.js';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
@@ -31,18 +32,42 @@ export async function writeTree(prefix: string, count: number, text: (i: number)
   return { dir, files };
 }
 
-/** The case text generator: the shipped cases (not the write-ups), varied. */
-export async function caseGenerator(seed = 42): Promise<{ templates: number; text: (i: number) => string }> {
-  const templates = await Promise.all((await expandCasePaths([path.join(root, 'cases')])).map((f) => fs.readFile(f, 'utf8')));
+/**
+ * The case text generator: the shipped cases (not the write-ups), renamed and with their totals
+ * varied so that each keeps its meaning. Every case gets one shift `d` added to the totals that
+ * count calls (`ledger` eligible, entries, returns and entry events, and the end snapshot's hit
+ * count), so every difference between them (missing returns, the accounting identity, the
+ * counter deltas) and every bound against the pool or the demand stays what the reference case
+ * has. A case keeps its numbers where one of them is 0 (nothing entered, nothing returned: that
+ * zero is what the case is about) and where a fixture gates its calls (there every eligible call
+ * is inside the function at once, so the count is the demand). Varying each number on its own (an earlier version) made
+ * most generated cases contradict themselves (returns above entries, an identity that no longer
+ * balances), which is not what users audit. `sameMeaning` says how many generated cases get
+ * their reference case's expected verdict (the benches print it).
+ */
+export async function caseGenerator(seed = 42): Promise<{ templates: number; text: (i: number) => string; expected: (i: number) => string | undefined }> {
+  const texts = await Promise.all((await expandCasePaths([path.join(root, 'cases')])).map((f) => fs.readFile(f, 'utf8')));
+  const templates = texts.map((t) => jsYaml.load(t) as Record<string, unknown>);
   const rand = lcg(seed);
+  const TOTALS = ['eligible', 'entries', 'returns', 'entry_events'] as const;
+  const obj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
   return {
     templates: templates.length,
-    text: (i) =>
-      templates[i % templates.length]!
-        .replace(/^id: .*$/m, `id: bench-${i}`)
-        .replace(/^expected:[\s\S]*$/m, '')
-        .replace(/(eligible|entries|returns|entry_events|observed_high_water|estimated_max_overlap): (\d+)/g, (_, k: string, v: string) => `${k}: ${Number(v) + rand(40)}`)
-        .replace(/nmissed: (\d+) \}\n  end: \{ (epoch: [\w-]+), nmissed: (\d+)/, (_, a: string, e: string, b: string) => `nmissed: ${a} }\n  end: { ${e}, nmissed: ${Number(b) + rand(8)}`),
+    expected: (i) => obj(templates[i % templates.length]!.expected)?.verdict as string | undefined,
+    text: (i) => {
+      const c = structuredClone(templates[i % templates.length]!);
+      c.id = `bench-${i}`;
+      delete c.expected;
+      const ledger = obj(c.ledger);
+      const end = obj(obj(c.counters)?.end);
+      const places: Array<[Record<string, unknown>, string]> = [];
+      for (const k of TOTALS) if (ledger && typeof ledger[k] === 'number') places.push([ledger, k]);
+      if (end && typeof end.hits === 'number') places.push([end, 'hits']);
+      const d = 1 + rand(40);
+      const gated = obj(c.fixture)?.gated === true;
+      if (!gated && !places.some(([o, k]) => o[k] === 0)) for (const [o, k] of places) o[k] = (o[k] as number) + d;
+      return jsYaml.dump(c, { lineWidth: -1 });
+    },
   };
 }
 
