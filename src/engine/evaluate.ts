@@ -297,3 +297,20 @@ export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Tr
   if (b === undefined) return 'unknown';
   return BASE[c.operator](a, b) ? 'true' : 'false';
 }
+
+/**
+ * The unknown facts truthOf names for a condition truth3 finds unknown, in the same order
+ * (first seen, each once), without building its justification: the facts of the leaves left
+ * unknown, through the parts that are themselves unknown (a decided part names none).
+ */
+export function unknownFactsOf(c: Condition, values: ReadonlyMap<string, FactValue>, out: string[] = []): string[] {
+  if ('all' in c || 'any' in c) {
+    for (const p of 'all' in c ? c.all : c.any) if (truth3(p, values) === 'unknown') unknownFactsOf(p, values, out);
+    return out;
+  }
+  if ('not' in c) return unknownFactsOf(c.not, values, out);
+  if (!values.has(c.fact) && !out.includes(c.fact)) out.push(c.fact);
+  const v = c.value;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && !values.has(v.fact) && !out.includes(v.fact)) out.push(v.fact);
+  return out;
+}

@@ -130,22 +130,50 @@ function downstream(p: Plan, field: string): number[] {
   return out;
 }
 
+/** Per plan and case field, the names of the derived facts that rest on it. */
+const DOWNSTREAM_NAMES = new WeakMap<Plan, Map<string, ReadonlySet<string>>>();
+function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
+  let byField = DOWNSTREAM_NAMES.get(p);
+  if (!byField) DOWNSTREAM_NAMES.set(p, (byField = new Map()));
+  let out = byField.get(field);
+  if (!out) byField.set(field, (out = new Set(downstream(p, field).map((j) => p.ordered[j]!.name))));
+  return out;
+}
+
+/** The same derived value: equal primitives, or lists with the same members in the same order. */
+function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
- * `values` came from `run` and one case field has since been set: work out again only the
- * derivations resting on that field, in plan order (the others read the same inputs, and a
- * derive is pure, so they give what they gave). Gives what `run` gives on the whole map.
+ * `values` came from `run` and one case field has since been set (or changed): work out again,
+ * in plan order, the derivations resting on it, but only those one of whose inputs changed value
+ * (the others read the same inputs, and a derive is pure). Returns `field` and every derived fact
+ * whose value changed (became known, unknown, or another value), in plan order. Gives what `run`
+ * gives on the whole map.
  */
-export function rerun(p: Plan, values: Map<string, FactValue>, field: string, untrusted?: ReadonlySet<string>): void {
-  const js = downstream(p, field);
-  for (const j of js) values.delete(p.ordered[j]!.name);
-  for (const j of js) {
+export function rerunChanged(p: Plan, values: Map<string, FactValue>, field: string, untrusted?: ReadonlySet<string>): string[] {
+  const changed = [field];
+  const isChanged = new Set(changed);
+  for (const j of downstream(p, field)) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
+    let stale = false;
+    for (const k of d.inputs) if (isChanged.has(k)) { stale = true; break; }
+    if (!stale) continue;
     const inputs = p.scratch[j]!; // refilled for every call, as in run
     for (const k of d.inputs) inputs[k] = values.get(k);
     const v = d.derive(inputs);
-    if (v !== undefined) values.set(d.name, v);
+    if (same(values.get(d.name), v)) continue;
+    if (v === undefined) values.delete(d.name);
+    else values.set(d.name, v);
+    changed.push(d.name);
+    isChanged.add(d.name);
   }
+  return changed;
 }
 
 /**
@@ -188,15 +216,27 @@ function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): 
 export class Needs extends Map<string, string[]> {
   #memo: Worked | undefined;
 
+  readonly #from: { needs: Needs; field: string; downstream: ReadonlySet<string> } | undefined;
+
+  /**
+   * A case's facts remember the lists for their set of known facts across cases (the set recurs
+   * from case to case). A partial completion of the verdict's search (`from`: its parent's needs
+   * and the field it set) has a known set of its own, so naming the set would cost more than the
+   * lists it finds: it asks its parent for every fact that does not rest on that field (which of
+   * its inputs are known is the parent's), and keeps the rest for itself alone.
+   */
   constructor(
     private readonly p: Plan,
     private readonly known: ReadonlyMap<string, FactValue>,
+    from?: { needs: ReadonlyMap<string, string[]>; field: string },
   ) {
     super();
+    if (from && from.needs instanceof Needs) this.#from = { needs: from.needs, field: from.field, downstream: downstreamNames(p, from.field) };
   }
 
   /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
   #worked(): Worked {
+    if (this.#from) return { needs: new Map(), unions: new WeakMap() };
     let bySet = WORKED.get(this.p);
     if (!bySet) WORKED.set(this.p, (bySet = new Map()));
     const key = [...this.known.keys()].join('\u0000');
@@ -210,6 +250,7 @@ export class Needs extends Map<string, string[]> {
 
   /** needsOfAll for this case, remembered by the list asked about. */
   union(names: readonly string[]): string[] {
+    if (this.#from) return union(this, names);
     const { unions } = (this.#memo ??= this.#worked());
     let out = unions.get(names);
     if (!out) unions.set(names, (out = union(this, names)));
@@ -221,6 +262,13 @@ export class Needs extends Map<string, string[]> {
     const memo = (this.#memo ??= this.#worked()).needs;
     const cached = memo.get(name);
     if (cached !== undefined) return cached;
+    const from = this.#from;
+    if (from && name !== from.field && !from.downstream.has(name)) {
+      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
+      const n = from.needs.get(name)!;
+      memo.set(name, n);
+      return n;
+    }
     let n: string[] | undefined;
     const d = this.p.byName.get(name);
     if (!d) {

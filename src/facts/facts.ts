@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { Needs, plan, rerun, run, type Derivation, type FactValue } from './derive.js';
+import { Needs, plan, rerunChanged, run, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -163,22 +163,16 @@ export function factsOfValues(values: Map<string, FactValue>, untrusted?: Readon
 }
 
 /**
- * The facts of `from` with one more case field known (a partial completion one field further):
- * only the derived facts resting on that field are worked out again (src/facts/derive.ts rerun).
+ * The facts of `from` with one more case field known (a partial completion one field further),
+ * and the facts whose value that changed (the field, and the derived facts that became known,
+ * unknown or another value): only derivations an input of which changed are worked out again
+ * (src/facts/derive.ts rerunChanged).
  */
-export function factsWith(from: Facts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): Facts {
+export function factsWith(from: Facts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: Facts; changed: string[] } {
   const values = new Map(from.values);
   values.set(field, value);
-  rerun(PLAN, values, field, untrusted);
-  return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
-}
-
-/** A case field and every derived fact resting on it: what setting the field can change. */
-const CHANGED = new Map<string, ReadonlySet<string>>();
-export function changedBy(field: string): ReadonlySet<string> {
-  let out = CHANGED.get(field);
-  if (!out) CHANGED.set(field, (out = new Set([field, ...DERIVATIONS.filter((d) => PLAN.baseInputs.get(d.name)!.includes(field)).map((d) => d.name)])));
-  return out;
+  const changed = rerunChanged(PLAN, values, field, untrusted);
+  return { facts: { values, needs: new Needs(PLAN, values, { needs: from.needs, field }), inputs: PLAN.baseInputs as Map<string, string[]> }, changed };
 }
 
 /** The case fields (base facts) by name, for the search over completions. */

@@ -1,9 +1,9 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, truth3, truthOf } from '../engine/evaluate.js';
+import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
 
 import { needsOfAll } from '../facts/derive.js';
-import { changedBy, factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
@@ -27,8 +27,22 @@ interface Sketch {
   /** The first verdict in the order whose check fired (and is not held back), if any. */
   floor?: VerdictId;
   choice: Choice;
-  /** Case fields behind the constraints still undecided, in declaration order. */
-  constraintNeeds: string[];
+  /** The constraints still undecided, in declaration order (their fields: constraintNeedsOf). */
+  open: Checked[];
+  /** constraintNeedsOf's answer, once asked. */
+  constraintNeeds?: string[];
+}
+
+/**
+ * The case fields behind the constraints a partial completion leaves undecided, in declaration
+ * order, each once. Worked out when first asked: most partial completions are ruled out or left
+ * at once, and never ask.
+ */
+function constraintNeedsOf(s: Sketch): string[] {
+  if (s.constraintNeeds) return s.constraintNeeds;
+  const out: string[] = [];
+  for (const c of s.open) for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
+  return (s.constraintNeeds = out);
 }
 
 /** The exact answer, or the fast path's where the search ran out of budget. */
@@ -54,16 +68,30 @@ const RANKING_DEEP = 120;
 /** Judgements ranking `decides` may spend in all; past it a field is kept where the fold lists it. */
 const RANKING_BUDGET = 200;
 
-/** A check's answer in one partial completion: its truth, and the case fields it waits for. */
+/**
+ * A check's answer in one partial completion: its truth, and for an unknown one what names the
+ * case fields it waits for (needsOf: its condition and the facts it was judged on).
+ */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
-  needs: string[];
+  when?: Condition;
+  facts?: Facts;
+  /** needsOf's answer, once asked. */
+  needs?: string[];
+}
+
+/** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
+function needsOf(c: Checked): string[] {
+  if (c.truth !== 'unknown') return [];
+  return (c.needs ??= needsOfAll(c.facts!.needs, unknownFactsOf(c.when!, c.facts!.values)));
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
   checks: Array<{ verdict: VerdictId; weight: number; when: Condition; requires: readonly string[] | undefined; reads: ReadonlySet<string> }>;
   constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
+  /** Per fact: the constraints and the checks that read it (their places above). */
+  readers: Map<string, { constraints: number[]; checks: number[] }>;
 }
 const COMPILED = new WeakMap<RuleSet, Compiled>();
 function compiledOf(set: RuleSet): Compiled {
@@ -72,64 +100,102 @@ function compiledOf(set: RuleSet): Compiled {
     c = {
       checks: set.rules.filter((r) => r.spec.verdict !== 'warning').map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
       constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
+      readers: new Map(),
     };
+    const readersOf = (f: string) => {
+      let r = c!.readers.get(f);
+      if (!r) c!.readers.set(f, (r = { constraints: [], checks: [] }));
+      return r;
+    };
+    c.constraints.forEach((k, i) => k.reads.forEach((f) => readersOf(f).constraints.push(i)));
+    c.checks.forEach((k, i) => k.reads.forEach((f) => readersOf(f).checks.push(i)));
     COMPILED.set(set, c);
   }
   return c;
 }
 
+/** A decided check's answer: shared, it waits for nothing. */
+const TRUE: Checked = { truth: 'true' };
+const FALSE: Checked = { truth: 'false' };
+
 function check(when: Condition, facts: Facts): Checked {
   const t = truth3(when, facts.values);
-  if (t !== 'unknown') return { truth: t, needs: [] };
-  const o = truthOf(when, facts.values);
-  return o.truth === 'unknown' ? { truth: 'unknown', needs: needsOfAll(facts.needs, o.unknownFacts) } : { truth: o.truth, needs: [] };
+  if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
+  return { truth: 'unknown', when, facts };
+}
+
+/** A parent's answer to a check that reads nothing that changed: its truth, on the child's facts. */
+function reused(c: Checked, facts: Facts): Checked {
+  return c.truth === 'unknown' ? { truth: 'unknown', when: c.when, facts } : c;
+}
+
+/** An undecided verdict check of a partial completion: its verdict, weight and answer. */
+interface Undecided {
+  verdict: VerdictId;
+  weight: number;
+  check: Checked;
+}
+/** What the chooser is given for an undecided check: its `possible` never reads the fields (only its `decides`, which the search does not use). */
+const NO_FIELDS: string[] = [];
+
+/** Which constraints and checks read a fact of `changed` (1 where one does). */
+function touchedBy(compiled: Compiled, changed: readonly string[]): { constraints: Uint8Array; checks: Uint8Array } {
+  const t = { constraints: new Uint8Array(compiled.constraints.length), checks: new Uint8Array(compiled.checks.length) };
+  for (const f of changed) {
+    const r = compiled.readers.get(f);
+    if (!r) continue;
+    for (const i of r.constraints) t.constraints[i] = 1;
+    for (const i of r.checks) t.checks[i] = 1;
+  }
+  return t;
 }
 
 /** What judging one partial completion gives, with each check's answer kept for its children. */
 interface Judged {
   sketch: Sketch;
-  undecided: Open[];
+  undecided: Undecided[];
   checks: Checked[];
   constraints: Checked[];
 }
 
 /**
  * One partial completion judged by the fold, with the constraints it breaks or leaves open. With
- * `from` (its parent's answers) and `changed` (the field just filled and every derived fact
- * resting on it), a check that reads none of them keeps its parent's answer: its facts, and the
- * fields behind its unknown ones, are the parent's.
+ * `from` (its parent's answers) and `changed` (the field just filled and every derived fact whose
+ * value that changed), a check that reads none of them keeps its parent's truth (it reads the same
+ * values); the fields an unknown one waits for are worked out on these facts, when asked (which of
+ * them are known has changed).
  */
-function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: ReadonlySet<string>): Judged {
+function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: readonly string[]): Judged {
   const compiled = compiledOf(set);
-  const touched = (reads: ReadonlySet<string>) => {
-    if (!changed) return true;
-    for (const f of reads) if (changed.has(f)) return true;
-    return false;
-  };
+  const touched = changed && from ? touchedBy(compiled, changed) : undefined;
   const constraints: Checked[] = [];
-  const constraintNeeds: string[] = [];
+  const open: Checked[] = [];
   for (const [i, k] of compiled.constraints.entries()) {
-    const c = from && !touched(k.reads) ? from.constraints[i]! : check(k.when, facts);
+    const c = touched && !touched.constraints[i] ? reused(from!.constraints[i]!, facts) : check(k.when, facts);
     constraints.push(c);
-    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, constraintNeeds }, undecided: [], checks: [], constraints };
-    for (const n of c.needs) if (!constraintNeeds.includes(n)) constraintNeeds.push(n);
+    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, open: [] }, undecided: [], checks: [], constraints };
+    if (c.truth === 'unknown') open.push(c);
   }
   const checks: Checked[] = [];
   const fired: Array<{ verdict: VerdictId | null }> = [];
-  const undecided: Open[] = [];
+  const undecided: Undecided[] = [];
+  const forChooser: Open[] = [];
   for (const [i, r] of compiled.checks.entries()) {
     let c: Checked;
-    if (from && from.checks.length && !touched(r.reads)) c = from.checks[i]!;
-    else if (r.requires?.some((f) => !facts.values.has(f))) c = { truth: 'false', needs: [] }; // not applied until they are known
+    if (touched && from!.checks.length && !touched.checks[i]) c = reused(from!.checks[i]!, facts);
+    else if (r.requires?.some((f) => !facts.values.has(f))) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks.push(c);
     if (c.truth === 'true') fired.push({ verdict: r.verdict });
-    else if (c.truth === 'unknown') undecided.push({ verdict: r.verdict, weight: r.weight, needs: c.needs });
+    else if (c.truth === 'unknown') {
+      undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
+      forChooser.push({ verdict: r.verdict, weight: r.weight, needs: NO_FIELDS });
+    }
   }
   const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
   const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, undecided), constraintNeeds }, undecided, checks, constraints };
+  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, forChooser), open }, undecided, checks, constraints };
 }
 
 /**
@@ -163,7 +229,7 @@ interface Node {
   dead: boolean;
   could: VerdictId[];
   sketch: Sketch;
-  undecided: Open[];
+  undecided: Undecided[];
   facts: Facts;
   judged: Judged;
 }
@@ -251,8 +317,8 @@ class Worlds {
     SEARCH_STATS.judgements++;
     const added = new Map(parent.added);
     added.set(field, value);
-    const facts = factsWith(parent.facts, field, value, this.untrusted);
-    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changedBy(field)));
+    const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
+    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed));
   }
 
   private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: Facts, judged: Judged): Node {
@@ -270,21 +336,21 @@ class Worlds {
     };
     const policy = this.set.verdicts;
     const rank = (v: VerdictId) => rankIn(policy, v);
-    const live = n.undecided.filter((u) => u.verdict !== null && (n.could.includes(u.verdict) || u.verdict === policy.fallback.id));
+    const live = n.undecided.filter((u) => n.could.includes(u.verdict) || u.verdict === policy.fallback.id);
     if (target !== undefined) {
-      for (const u of live) if (u.verdict === target) u.needs.forEach(add);
-      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict!) < rank(target)) u.needs.forEach(add);
-      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id) u.needs.forEach(add);
+      for (const u of live) if (u.verdict === target) needsOf(u.check).forEach(add);
+      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict) < rank(target)) needsOf(u.check).forEach(add);
+      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id) needsOf(u.check).forEach(add);
     }
-    for (const u of live) u.needs.forEach(add);
-    n.sketch.constraintNeeds.forEach(add);
+    for (const u of live) needsOf(u.check).forEach(add);
+    constraintNeedsOf(n.sketch).forEach(add);
     return out;
   }
 
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
-    const r = new Set<string>(n.sketch.constraintNeeds);
-    for (const u of n.undecided) for (const f of u.needs) r.add(f);
+    const r = new Set<string>(constraintNeedsOf(n.sketch));
+    for (const u of n.undecided) for (const f of needsOf(u.check)) r.add(f);
     return r;
   }
 
@@ -293,7 +359,7 @@ class Worlds {
     const added = n.added;
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && n.sketch.constraintNeeds.length === 0;
+    const settled = alone && constraintNeedsOf(n.sketch).length === 0;
     let fields: string[];
     if (settled) fields = [];
     else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, added);
