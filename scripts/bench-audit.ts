@@ -67,7 +67,7 @@ const zodMs = validated('zod');
 const { ms: coldMs } = await audit(false);
 const before = { ...SEARCH_STATS };
 const { ms: auditMs, verdicts, same } = await audit();
-const searched = { cases: SEARCH_STATS.cases - before.cases, judgements: SEARCH_STATS.judgements - before.judgements, inexact: SEARCH_STATS.inexact - before.inexact, ranking: SEARCH_STATS.ranking - before.ranking };
+const searched = { cases: SEARCH_STATS.cases - before.cases, judgements: SEARCH_STATS.judgements - before.judgements, inexact: SEARCH_STATS.inexact - before.inexact, ranking: SEARCH_STATS.ranking - before.ranking, remembered: SEARCH_STATS.remembered - before.remembered };
 const rssMb = process.resourceUsage().maxRSS / 1024;
 
 console.log(`cases:              ${N} (from ${gen.templates} reference cases, varied)`);
@@ -75,7 +75,7 @@ console.log(`audit:              ${auditMs.toFixed(0)} ms  = ${(N / (auditMs / 1
 console.log(`read+parse only:    ${parseMs.toFixed(0)} ms  = ${(N / (parseMs / 1000)).toFixed(0)} cases/s   (the floor: read + js-yaml, no validation)`);
 console.log(`+ validation:       ${(shapeMs - parseMs).toFixed(0)} ms without zod (the schema as plain data, every case it accepts), ${(zodMs - parseMs).toFixed(0)} ms with zod`);
 console.log(`audit / parse-only: ${(auditMs / parseMs).toFixed(2)}x   (target < 3x)`);
-console.log(`search:             ${searched.cases} of ${N} cases searched their completions (the fold not definite), ${(searched.judgements / Math.max(1, searched.cases)).toFixed(0)} judgements each (${(searched.ranking / Math.max(1, searched.cases)).toFixed(0)} of them ranking \`decides\`), ${searched.inexact} ran out of budget`);
+console.log(`search:             ${searched.cases} of ${N} cases searched their completions (the fold not definite), ${(searched.judgements / Math.max(1, searched.cases)).toFixed(0)} judgements each (${(searched.ranking / Math.max(1, searched.cases)).toFixed(0)} of them ranking \`decides\`), ${searched.inexact} ran out of budget; ${searched.remembered} more answered from an earlier search of the same evidence (the memo is per loaded rule set: each pass starts empty)`);
 console.log(`peak RSS:           ${rssMb.toFixed(0)} MB`);
 console.log(`engine runs:        ${stats.engineRuns} of ${stats.engineRuns + stats.memoHits} cases (the rest answered from the per-rule memo)`);
 console.log(`without the memo:   ${coldMs.toFixed(0)} ms  = ${(N / (coldMs / 1000)).toFixed(0)} cases/s, ${(coldMs / parseMs).toFixed(2)}x parse-only (every case runs json-rules-engine)`);

@@ -55,7 +55,7 @@ export interface Settled {
 }
 
 /** What the searches have cost so far in this process (npm run bench prints it). */
-export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0, ranking: 0 };
+export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0, ranking: 0, remembered: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
 const BUDGET = 400;
@@ -438,7 +438,8 @@ class Worlds {
 
   /** Whether a known witness of `v` has a completion with `field` = `value`. */
   covered(v: VerdictId, field: string, value: FactValue | undefined): boolean {
-    return this.witnesses.some((w) => w.verdict === v && (w.added.has(field) ? value !== undefined && JSON.stringify(w.added.get(field)) === JSON.stringify(value) : w.settled || !w.reads.has(field)));
+    // Values come from this search's domains (one object per list value), so identity is equality.
+    return this.witnesses.some((w) => w.verdict === v && (w.added.has(field) ? value !== undefined && w.added.get(field) === value : w.settled || !w.reads.has(field)));
   }
 
   /**
@@ -499,11 +500,31 @@ const sorted = (set: RuleSet, vs: Iterable<VerdictId>) => [...vs].sort((a, b) =>
  * how many it leaves out at most, then by how many different answers its values give.
  */
 export function settle(...args: Parameters<typeof settleCase>): Settled {
+  const [set, base, , , untrusted] = args;
+  // The answer is a function of the rule set, the known case fields and what is not trusted (the
+  // facts and the fold's answer are worked out from them), so evidence seen before, as a batch of
+  // investigations brings (the same fixture run again, a case replayed), is answered again at once.
+  let memo = SETTLED.get(set);
+  if (!memo) SETTLED.set(set, (memo = new Map()));
+  let key = '';
+  for (const [k, v] of base) key += `${k}=${JSON.stringify(v)}\n`;
+  if (untrusted?.size) key += `untrusted=${[...untrusted].sort().join(',')}`;
+  const hit = memo.get(key);
+  if (hit) {
+    SEARCH_STATS.remembered++;
+    return { ...hit, possible: [...hit.possible], decides: [...hit.decides] };
+  }
   const r = settleCase(...args);
   SEARCH_STATS.cases++;
   if (!r.exact) SEARCH_STATS.inexact++;
+  if (memo.size >= SETTLED_LIMIT) memo.clear();
+  memo.set(key, { ...r, possible: [...r.possible], decides: [...r.decides] });
   return r;
 }
+
+/** Answers of earlier searches, per rule set, by the evidence searched (bounded: cleared when full). */
+const SETTLED = new WeakMap<RuleSet, Map<string, Settled>>();
+const SETTLED_LIMIT = 1024;
 
 function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, untrusted?: ReadonlySet<string>): Settled {
   const domains = new Domains(known.values);
