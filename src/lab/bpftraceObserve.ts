@@ -24,10 +24,20 @@ export interface BpftraceObservation {
   progs: BpfProg[];
   /** kprobes/list lines on krtfix_target once bpftrace attached (the module's own probe and its). */
   probesOnTarget: number | undefined;
+  /** Guest steps that ran into their timeout (lab/guest/init.sh wait_pid): each one a failure. */
+  stepTimeouts: string[];
   problems: string[];
 }
 
-const onTarget = (links: BpfLink[]): BpfLink | undefined => links.find((l) => l.kprobe?.func === 'krtfix_target' || l.kprobe?.func?.startsWith('krtfix_target+') === true);
+/**
+ * The link bpftrace made for the script: a kprobe perf link on krtfix_target, a kprobe_multi link
+ * whose functions include it, or a tracing (fexit) link. Only bpftrace makes links in the guest.
+ */
+const onTarget = (links: BpfLink[]): BpfLink | undefined =>
+  links.find((l) => l.kprobe?.func === 'krtfix_target' || l.kprobe?.func?.startsWith('krtfix_target+') === true || l.multi !== undefined || l.tracing !== undefined);
+
+/** The `missed` a link shows: a kprobe perf link's or a kprobe_multi link's; undefined when it has no such field. */
+export const linkMissed = (l: BpfLink | undefined): number | undefined => l?.kprobe?.missed ?? l?.multi?.missed;
 
 export async function observeBpftraceBundle(dir: string): Promise<BpftraceObservation> {
   const module = await observeModuleBundle(dir);
@@ -47,7 +57,9 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
     for (const p of r.problems) problems.push(`${name}:${p.line}: expected ${p.expected}; got ${p.got}`);
   }
   const first = async (name: string): Promise<string | undefined> => (await readText(path.join(dir, name)))?.split('\n')[0]?.trim();
-  const meta = JSON.parse((await readText(path.join(dir, 'scenario.json'))) ?? '{}') as { bpftrace_attached?: number };
+  const meta = JSON.parse((await readText(path.join(dir, 'scenario.json'))) ?? '{}') as { bpftrace_attached?: number; step_timeouts?: string[] };
+  const stepTimeouts = meta.step_timeouts ?? [];
+  for (const s of stepTimeouts) problems.push(`guest step ${s} ran into its timeout`);
   return {
     module,
     bpftraceVersion: await first('bpftrace.version'),
@@ -58,6 +70,7 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
     targetLink: { text: onTarget(linkText.links), json: onTarget(linkJson.links) },
     progs: progs.progs,
     probesOnTarget: meta.bpftrace_attached,
+    stepTimeouts,
     problems,
   };
 }

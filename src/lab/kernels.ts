@@ -61,12 +61,15 @@ export async function kernelTraits(k: LabKernel): Promise<KernelTraits> {
   const version: [number, number, number] = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
   let preemption: boolean | undefined;
   let fprobeEvents: boolean | undefined;
+  let fprobe: boolean | undefined;
   if (k.config) {
     const text = await fs.readFile(k.config, 'utf8');
     preemption = /^CONFIG_PREEMPTION=y$/m.test(text);
     fprobeEvents = /^CONFIG_FPROBE_EVENTS=y$/m.test(text);
+    fprobe = /^CONFIG_FPROBE=y$/m.test(text);
   }
   const traits: KernelTraits = { version, preemption, fprobeEvents };
+  if (fprobe !== undefined) traits.fprobe = fprobe;
   if (k.tools) {
     const tsv = await fs.readFile(path.join(k.tools, 'versions.tsv'), 'utf8').catch(() => '');
     const bt = /^bpftrace\t(\d+)\.(\d+)\.(\d+)/m.exec(tsv);

@@ -79,7 +79,7 @@ export function formatLabTable(rows: LabRow[]): string {
         num(o?.returns),
         `${num(c?.calls)}/${num(c?.returns)}`,
         o ? `${o.links.text.length}/${o.links.json.length}` : '-',
-        link ? num(link.kprobe?.missed) : 'no link',
+        link ? `${link.type} ${link.kprobe?.missed ?? link.multi?.missed ?? 'no field'}` : 'no link',
         r.triage?.verdict ?? '(none)',
         r.expected?.verdict ?? '?',
         secs(o?.module.elapsedNs),
