@@ -607,6 +607,8 @@ bt_run() {
   say "$name: calls released"
   bpftool link show > $S/bpftool-link-released.txt 2>&1
   bpftool -j link show > $S/bpftool-link-released.json 2>&1
+  # The programs after the returns: a run the kernel skipped (recursion_misses) shows only here.
+  bpftool prog show > $S/bpftool-prog-released.txt 2>&1
   uptime_s; local t_int=$UPS
   bt_stop $bpid
   uptime_s; meta bpftrace_exit_s "$((UPS - t_int))"

@@ -22,6 +22,13 @@ export interface BpftraceObservation {
   /** The link on krtfix_target in the text and in the JSON form, if there is one. */
   targetLink: { text: BpfLink | undefined; json: BpfLink | undefined };
   progs: BpfProg[];
+  /** bpftool prog show after the release (a bundle recorded before it was captured has none). */
+  progsReleased: BpfProg[] | undefined;
+  /**
+   * Runs of bpftrace's program the kernel skipped because a run was already active on the CPU
+   * (recursion_misses, printed only when nonzero), after the release: 0 when the line shows none.
+   */
+  recursionMisses: number;
   /** kprobes/list lines on krtfix_target once bpftrace attached (the module's own probe and its). */
   probesOnTarget: number | undefined;
   /** Guest steps that ran into their timeout (lab/guest/init.sh wait_pid): each one a failure. */
@@ -53,6 +60,11 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
   const linkJson = parseBpftoolLinksJson((await text('bpftool-link.json')).trim() || '[]');
   const released = parseBpftoolLinks(await text('bpftool-link-released.txt'));
   const progs = parseBpftoolProgs(await text('bpftool-prog.txt'));
+  const releasedText = await readText(path.join(dir, 'bpftool-prog-released.txt'));
+  const progsReleased = releasedText === undefined ? undefined : parseBpftoolProgs(releasedText);
+  for (const p of progsReleased?.problems ?? []) problems.push(`bpftool-prog-released.txt:${p.line}: expected ${p.expected}; got ${p.got}`);
+  // bpftrace's program on the return (the guest runs no other BPF program): kprobe or tracing.
+  const retProg = progsReleased?.progs.find((p) => p.type === 'kprobe' || p.type === 'tracing');
   for (const [name, r] of [['bpftool-link.txt', linkText], ['bpftool-link.json', linkJson], ['bpftool-link-released.txt', released], ['bpftool-prog.txt', progs]] as const) {
     for (const p of r.problems) problems.push(`${name}:${p.line}: expected ${p.expected}; got ${p.got}`);
   }
@@ -69,6 +81,8 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
     links: { text: linkText.links, json: linkJson.links, released: released.links },
     targetLink: { text: onTarget(linkText.links), json: onTarget(linkJson.links) },
     progs: progs.progs,
+    progsReleased: progsReleased?.progs,
+    recursionMisses: retProg?.recursionMisses ?? 0,
     probesOnTarget: meta.bpftrace_attached,
     stepTimeouts,
     problems,

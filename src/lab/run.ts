@@ -254,6 +254,10 @@ function bpftraceMismatches(row: LabRow): string[] {
   else check('bpftrace printed Attaching N probes', o.output.attached !== undefined, true);
   check('bpftrace errors', o.output.errors.length, 0);
   check('bpftrace @returns', o.returns, e.returns);
+  if (e.recursionIdentity) {
+    check('bpftool prog show after the release captured', o.progsReleased !== undefined, true);
+    check('@returns + recursion_misses (every held return seen or skipped)', (o.returns ?? 0) + o.recursionMisses, e.calls);
+  }
   const link = o.targetLink.json;
   if (e.link === 'none') check('a BPF link on krtfix_target', link === undefined && o.targetLink.text === undefined, true);
   else {

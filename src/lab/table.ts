@@ -76,7 +76,7 @@ export function formatLabTable(rows: LabRow[]): string {
         o?.module.release ?? r.kernel.release,
         o?.bpftraceVersion ?? (r.missing ?? 'no bundle'),
         num(o?.output.attached?.probes),
-        num(o?.returns),
+        `${num(o?.returns)}${o?.recursionMisses ? ` +${o.recursionMisses} recursion_misses` : ''}`,
         `${num(c?.calls)}/${num(c?.returns)}`,
         o ? `${o.links.text.length}/${o.links.json.length}` : '-',
         link ? `${link.type} ${link.kprobe?.missed ?? link.multi?.missed ?? 'no field'}` : 'no link',
