@@ -573,18 +573,22 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
   const lines = linesOf(text);
   const f = new Facts(lines);
   const r = kind === 'bpftool-link' ? parseBpftoolLinks(text) : parseBpftoolLinksJson(text);
-  const link = r.links.find((k) => k.kprobe?.retprobe);
-  if (link?.kprobe) {
-    const func = link.kprobe.func;
+  const link = r.links.find((k) => k.kprobe?.retprobe || k.multi?.retprobe);
+  // A kprobe perf link names one function; a kprobe_multi link one miss count for all of its
+  // functions (fprobe's one pool), so its target is the first function it lists, if one.
+  const probe = link?.kprobe ?? link?.multi;
+  if (link && probe) {
+    const func = link.kprobe ? link.kprobe.func : link.multi?.funcs[0];
     // JSON gives one "line" for the whole array: cite the line naming the function.
-    const funcLine = kind === 'bpftool-link' ? link.line + 1 : Math.max(1, lines.findIndex((x) => x.includes(func ?? '\u0000')) + 1);
+    const funcLine = kind === 'bpftool-link' ? (func ? Math.max(link.line + 1, lines.findIndex((x, i) => i >= link.line && x.includes(func)) + 1) : link.line + 1) : Math.max(1, lines.findIndex((x) => x.includes(func ?? '\u0000')) + 1);
     const subject: Subject = { kind: 'return', ...(func ? { symbol: func } : {}) };
     if (func) f.add('probe.target', func, funcLine, func, subject);
     f.add('probe.registration.result', 'ok', kind === 'bpftool-link' ? link.line : 1, undefined, subject);
     // Plain output leaves "missed" out when it is 0 and on kernels before 6.7: only a printed value is a fact.
-    if (link.kprobe.missedPrinted && link.kprobe.missed !== undefined) {
-      const ml = kind === 'bpftool-link' ? funcLine : Math.max(1, lines.findIndex((x) => /"missed"/.test(x)) + 1) || funcLine;
-      f.add('counters.end.nmissed', link.kprobe.missed, ml, kind === 'bpftool-link' ? `missed ${link.kprobe.missed}` : '"missed"', subject);
+    if (probe.missedPrinted && probe.missed !== undefined) {
+      const textLine = link.kprobe ? funcLine : link.line + 1;
+      const ml = kind === 'bpftool-link' ? textLine : Math.max(1, lines.findIndex((x) => /"missed"/.test(x)) + 1) || funcLine;
+      f.add('counters.end.nmissed', probe.missed, ml, kind === 'bpftool-link' ? `missed ${probe.missed}` : '"missed"', subject);
       f.add('counters.source', 'bpf-link', ml, kind === 'bpftool-link' ? 'missed' : '"missed"', subject);
     }
   }

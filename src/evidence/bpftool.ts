@@ -21,6 +21,14 @@ export interface BpfLink {
     missed?: number;
     missedPrinted: boolean;
   };
+  /**
+   * A kprobe_multi link (`kretprobe.multi  func_cnt N  missed M`, JSON `retprobe`, `func_cnt`,
+   * `missed`, `funcs[].func`): one link, one fprobe, one miss count for every function.
+   * `missed` as for `kprobe`: absent before 6.7 (JSON), 0 when plain output leaves it out.
+   */
+  multi?: { retprobe: boolean; funcCnt?: number; funcs: string[]; missed?: number; missedPrinted: boolean };
+  /** A tracing link (fentry/fexit, BPF trampoline): `attach_type trace_fexit`. It has no miss count. */
+  tracing?: { attachType?: string };
 }
 
 export interface BpftoolResult {
@@ -58,6 +66,36 @@ export function parseBpftoolLinks(text: string): BpftoolResult {
           kp.missedPrinted = true;
         }
         current.kprobe = kp;
+        continue;
+      }
+      const m = /^\s+(kprobe|kretprobe)\.multi\b(.*)$/.exec(line);
+      if (m) {
+        const multi: NonNullable<BpfLink['multi']> = { retprobe: m[1] === 'kretprobe', funcs: [], missed: 0, missedPrinted: false };
+        const cnt = /\sfunc_cnt ([0-9]+)/.exec(m[2] ?? '');
+        if (cnt) multi.funcCnt = Number(cnt[1]);
+        const missed = /\smissed (\S+)/.exec(m[2] ?? '');
+        if (missed) {
+          const value = parseCounter(missed[1] ?? '');
+          if (value === undefined) {
+            problems.push(problem(no, 'a decimal count after "missed"', line));
+            continue;
+          }
+          multi.missed = value;
+          multi.missedPrinted = true;
+        }
+        current.multi = multi;
+        continue;
+      }
+      // The address list of a kprobe_multi link: `ffffffffc037f010 0  krtfix_target [krtfix]` (ADDR [COOKIE] FUNC [MODULE]).
+      const fn = /^\s+[0-9a-f]{8,16}(?:\s+[0-9]+)?\s+([A-Za-z_.$][A-Za-z0-9_.$]*)(?:\s+\[\S+\])?\s*$/.exec(line);
+      if (fn && current.multi) {
+        current.multi.funcs.push(fn[1] ?? '');
+        continue;
+      }
+      const at = /^\s+(?:prog_type \S+\s+)?attach_type (\S+)/.exec(line);
+      if (at && current.type === 'tracing') {
+        current.tracing = { attachType: at[1] ?? '' };
+        continue;
       }
       // Other indented lines (pids, multi-probe address lists, tags) belong to the link; not needed here.
       continue;
@@ -98,6 +136,15 @@ export function parseBpftoolLinksJson(text: string): BpftoolResult {
       };
       if (hasMissed) kp.missed = o.missed as number;
       link.kprobe = kp;
+    } else if (o.type === 'kprobe_multi' && typeof o.retprobe === 'boolean') {
+      const hasMissed = typeof o.missed === 'number' && Number.isSafeInteger(o.missed);
+      const funcs = Array.isArray(o.funcs) ? o.funcs.flatMap((f: unknown) => (typeof f === 'object' && f !== null && typeof (f as { func?: unknown }).func === 'string' ? [(f as { func: string }).func] : [])) : [];
+      const multi: NonNullable<BpfLink['multi']> = { retprobe: o.retprobe, funcs, missedPrinted: hasMissed };
+      if (typeof o.func_cnt === 'number') multi.funcCnt = o.func_cnt;
+      if (hasMissed) multi.missed = o.missed as number;
+      link.multi = multi;
+    } else if (o.type === 'tracing') {
+      link.tracing = typeof o.attach_type === 'string' ? { attachType: o.attach_type } : {};
     }
     links.push(link);
   });

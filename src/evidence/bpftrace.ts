@@ -14,7 +14,7 @@ export interface BpftraceMapValue {
 export interface BpftraceResult {
   /** `Attaching N probes...`: every probe of the script was attached. */
   attached?: { line: number; probes: number };
-  /** `ERROR: ...` lines (a missing symbol, an attach failure). */
+  /** `ERROR: ...` and `FATAL: ...` lines (a missing symbol, an attach failure, an unknown probe type). */
   errors: Array<{ line: number; message: string }>;
   /** Scalar map values; histogram buckets are left out. */
   maps: BpftraceMapValue[];
@@ -37,7 +37,8 @@ export function parseBpftraceOutput(text: string): BpftraceResult {
       out.attached = { line: no, probes: Number(attach[1]) };
       continue;
     }
-    const err = /^(?:\S+:[0-9]+:[0-9-]+: )?ERROR: (.*)$/.exec(t);
+    // `FATAL: ...`: bpftrace gave up before attaching (0.17 on a probe type it does not know).
+    const err = /^(?:\S+:[0-9]+:[0-9-]+: )?(?:ERROR|FATAL): (.*)$/.exec(t);
     if (err) {
       out.errors.push({ line: no, message: (err[1] ?? '').trim() });
       continue;

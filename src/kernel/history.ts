@@ -116,3 +116,33 @@ export function defaultPool(release: string | undefined, preemption: boolean | u
   if (unconditional === false && preemption === false) return possibleCpus;
   return undefined;
 }
+
+/** How a BPF tool puts a program on a function's return (issue 22). */
+export type BpfReturnAttach = 'perf-kretprobe' | 'kprobe-multi' | 'fexit';
+
+/**
+ * The instance pool a BPF program on a function's return gets, per release (issue 22; tied to
+ * the lab's cells by test/lab-cases/bpf-return-model.test.ts):
+ * - `perf-kretprobe` (perf_event_open of a kretprobe PMU, or a tracefs `r:` event a BPF program
+ *   attaches to): a kretprobe whose maxactive is 0, so the default pool (defaultPool above).
+ * - `kprobe-multi` (BPF_LINK_TYPE_KPROBE_MULTI, built on fprobe): fprobe_init_rethook sizes one
+ *   rethook pool for the whole link as functions x 2 x num_possible_cpus() (kprobe_multi never
+ *   sets nr_maxactive), until fprobe moved onto the function-graph shadow stack in 6.14
+ *   (`fprobeWithoutPool`): from then on there is no pool, `null`.
+ * - `fexit` (a BPF trampoline): the trampoline calls the function and runs the program after it
+ *   returns, with no instance to take: `null` on every release.
+ * `undefined`: the release (or the CPU count a pool needs) cannot be placed.
+ */
+export function bpfReturnPool(
+  how: BpfReturnAttach,
+  release: string | undefined,
+  opts: { preemption?: boolean | undefined; possibleCpus?: number | undefined; functions?: number },
+): number | null | undefined {
+  if (how === 'fexit') return null;
+  if (how === 'perf-kretprobe') return defaultPool(release, opts.preemption, opts.possibleCpus);
+  if (release === undefined) return undefined;
+  const noPool = hasChange(release, 'fprobeWithoutPool');
+  if (noPool === true) return null;
+  if (noPool === undefined || opts.possibleCpus === undefined) return undefined;
+  return (opts.functions ?? 1) * 2 * opts.possibleCpus;
+}

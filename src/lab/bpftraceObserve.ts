@@ -22,12 +22,29 @@ export interface BpftraceObservation {
   /** The link on krtfix_target in the text and in the JSON form, if there is one. */
   targetLink: { text: BpfLink | undefined; json: BpfLink | undefined };
   progs: BpfProg[];
+  /** bpftool prog show after the release (a bundle recorded before it was captured has none). */
+  progsReleased: BpfProg[] | undefined;
+  /**
+   * Runs of bpftrace's program the kernel skipped because a run was already active on the CPU
+   * (recursion_misses, printed only when nonzero), after the release: 0 when the line shows none.
+   */
+  recursionMisses: number;
   /** kprobes/list lines on krtfix_target once bpftrace attached (the module's own probe and its). */
   probesOnTarget: number | undefined;
+  /** Guest steps that ran into their timeout (lab/guest/init.sh wait_pid): each one a failure. */
+  stepTimeouts: string[];
   problems: string[];
 }
 
-const onTarget = (links: BpfLink[]): BpfLink | undefined => links.find((l) => l.kprobe?.func === 'krtfix_target' || l.kprobe?.func?.startsWith('krtfix_target+') === true);
+/**
+ * The link bpftrace made for the script: a kprobe perf link on krtfix_target, a kprobe_multi link
+ * whose functions include it, or a tracing (fexit) link. Only bpftrace makes links in the guest.
+ */
+const onTarget = (links: BpfLink[]): BpfLink | undefined =>
+  links.find((l) => l.kprobe?.func === 'krtfix_target' || l.kprobe?.func?.startsWith('krtfix_target+') === true || l.multi !== undefined || l.tracing !== undefined);
+
+/** The `missed` a link shows: a kprobe perf link's or a kprobe_multi link's; undefined when it has no such field. */
+export const linkMissed = (l: BpfLink | undefined): number | undefined => l?.kprobe?.missed ?? l?.multi?.missed;
 
 export async function observeBpftraceBundle(dir: string): Promise<BpftraceObservation> {
   const module = await observeModuleBundle(dir);
@@ -43,11 +60,18 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
   const linkJson = parseBpftoolLinksJson((await text('bpftool-link.json')).trim() || '[]');
   const released = parseBpftoolLinks(await text('bpftool-link-released.txt'));
   const progs = parseBpftoolProgs(await text('bpftool-prog.txt'));
+  const releasedText = await readText(path.join(dir, 'bpftool-prog-released.txt'));
+  const progsReleased = releasedText === undefined ? undefined : parseBpftoolProgs(releasedText);
+  for (const p of progsReleased?.problems ?? []) problems.push(`bpftool-prog-released.txt:${p.line}: expected ${p.expected}; got ${p.got}`);
+  // bpftrace's program on the return (the guest runs no other BPF program): kprobe or tracing.
+  const retProg = progsReleased?.progs.find((p) => p.type === 'kprobe' || p.type === 'tracing');
   for (const [name, r] of [['bpftool-link.txt', linkText], ['bpftool-link.json', linkJson], ['bpftool-link-released.txt', released], ['bpftool-prog.txt', progs]] as const) {
     for (const p of r.problems) problems.push(`${name}:${p.line}: expected ${p.expected}; got ${p.got}`);
   }
   const first = async (name: string): Promise<string | undefined> => (await readText(path.join(dir, name)))?.split('\n')[0]?.trim();
-  const meta = JSON.parse((await readText(path.join(dir, 'scenario.json'))) ?? '{}') as { bpftrace_attached?: number };
+  const meta = JSON.parse((await readText(path.join(dir, 'scenario.json'))) ?? '{}') as { bpftrace_attached?: number; step_timeouts?: string[] };
+  const stepTimeouts = meta.step_timeouts ?? [];
+  for (const s of stepTimeouts) problems.push(`guest step ${s} ran into its timeout`);
   return {
     module,
     bpftraceVersion: await first('bpftrace.version'),
@@ -57,7 +81,10 @@ export async function observeBpftraceBundle(dir: string): Promise<BpftraceObserv
     links: { text: linkText.links, json: linkJson.links, released: released.links },
     targetLink: { text: onTarget(linkText.links), json: onTarget(linkJson.links) },
     progs: progs.progs,
+    progsReleased: progsReleased?.progs,
+    recursionMisses: retProg?.recursionMisses ?? 0,
     probesOnTarget: meta.bpftrace_attached,
+    stepTimeouts,
     problems,
   };
 }

@@ -35,9 +35,9 @@ function matches(pattern: string, path: string): boolean {
   return re.test(path);
 }
 
-/** Whether a dotted path is one of the declared varying fields. */
-export function isVarying(path: string): boolean {
-  return VARYING_FIELDS.some((f) => matches(f.path, path));
+/** Whether a dotted path is one of the declared varying fields (or of `extra`, a scenario's own). */
+export function isVarying(path: string, extra: readonly VaryingField[] = []): boolean {
+  return [...VARYING_FIELDS, ...extra].some((f) => matches(f.path, path));
 }
 
 type Leaf = string | number | boolean | null;
@@ -57,14 +57,17 @@ export function flatten(value: unknown, prefix = '', out = new Map<string, Leaf 
   return out;
 }
 
-/** Every field where `live` differs from `shipped`, except the declared varying ones; empty when none. */
-export function caseDrift(live: unknown, shipped: unknown): string[] {
+/**
+ * Every field where `live` differs from `shipped`, except the declared varying ones (and `extra`,
+ * those a scenario's expectation declares for its kernel, scenarios.ts); empty when none.
+ */
+export function caseDrift(live: unknown, shipped: unknown, extra: readonly VaryingField[] = []): string[] {
   const a = flatten(live);
   const b = flatten(shipped);
   const out: string[] = [];
   const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
   for (const key of [...new Set([...b.keys(), ...a.keys()])].sort()) {
-    if (isVarying(key)) continue;
+    if (isVarying(key, extra)) continue;
     const x = a.get(key);
     const y = b.get(key);
     if (x !== y) out.push(`${key}: shipped ${show(y)}; live ${show(x)}`);

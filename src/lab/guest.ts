@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
@@ -107,7 +107,7 @@ export const QEMU = 'qemu-system-x86_64';
  * Boot once under QEMU and return everything the serial console printed. TCG with a single
  * thread: multi-threaded TCG made 6.12 oops on an int3 in __schedule (kernel-notes.md).
  */
-export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: number; timeoutMs: number; memMb?: number }): Promise<BootResult> {
+export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: number; timeoutMs: number; memMb?: number; liveLog?: string }): Promise<BootResult> {
   const args = [
     '-accel', 'tcg,thread=single',
     '-m', String(opts.memMb ?? 512),
@@ -123,13 +123,20 @@ export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: 
   return new Promise<BootResult>((resolve, reject) => {
     const child = spawn(QEMU, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
+    // The console as it comes, so a boot that hangs can be watched (and read after a timeout).
+    const live = opts.liveLog ? createWriteStream(opts.liveLog) : undefined;
+    live?.on('error', () => {});
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
     }, opts.timeoutMs);
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.on('data', (c: Buffer) => chunks.push(c));
+    const take = (c: Buffer): void => {
+      chunks.push(c);
+      live?.write(c);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (err.code === 'ENOENT') {
@@ -138,7 +145,9 @@ export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: 
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ console: Buffer.concat(chunks).toString('latin1'), ms: Date.now() - started, exitCode: code, timedOut });
+      const result: BootResult = { console: Buffer.concat(chunks).toString('latin1'), ms: Date.now() - started, exitCode: code, timedOut };
+      if (live) live.end(() => resolve(result));
+      else resolve(result);
     });
   });
 }

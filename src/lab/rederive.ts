@@ -62,7 +62,7 @@ export async function rederiveSeries(seriesDir: string): Promise<Rederived[]> {
             : await triageBundle(await observeBundle(dir), ctx);
       const live = parse(await fs.readFile(t.caseFile!, 'utf8')) as unknown;
       const shipped = parse(await fs.readFile(path.join(seriesDir, file), 'utf8')) as unknown;
-      out.push({ bundle, drift: caseDrift(live, shipped), problem: undefined, legacy: false });
+      out.push({ bundle, drift: caseDrift(live, shipped, ctx.expected?.varying), problem: undefined, legacy: false });
     }
     return out;
   } finally {

@@ -1,4 +1,5 @@
 import type { VerdictId } from '../case/schema.js';
+import { bpfReturnPool, hasChange } from '../kernel/history.js';
 
 /**
  * The lab's scenarios: the article's controlled overlap fixture ("Propose a controlled overlap
@@ -66,7 +67,26 @@ export const LAB_SCENARIOS: readonly LabScenario[] = [
     bundles: ['bt-kretprobe'],
     about: `bpftrace kretprobe:krtfix_target with 12 callers held at the gate (more than the default pool), bpftool link/prog show while held`,
   },
+  {
+    name: 'bt-fexit',
+    kind: 'bpftrace',
+    smp: 2,
+    guest: 'bt-fexit',
+    bundles: ['bt-fexit'],
+    about: 'bpftrace fexit:vfs_write (writes to krtfix/call only) under the same 12 held callers: a BPF trampoline, no instance pool',
+  },
+  {
+    name: 'bt-multi',
+    kind: 'bpftrace',
+    smp: 2,
+    guest: 'bt-multi',
+    bundles: ['bt-multi'],
+    about: 'bpftrace kretprobe:krtfix_* (two targets) under the same 12 held callers: a kprobe_multi link where the kernel has CONFIG_FPROBE',
+  },
 ];
+
+/** The module's traceable functions `kretprobe:krtfix_*` matches (krtfix_target, krtfix_helper). */
+export const BT_MULTI_FUNCS = 2;
 
 /** Callers the bpftrace scenario holds at the gate at once (BT_CALLS in lab/guest/init.sh). */
 export const BT_CALLS = 12;
@@ -97,7 +117,22 @@ export interface LabExpectation {
    * saw (the default pool), and the link bpftool shows on krtfix_target: none (a perf event
    * attached by ioctl), a link without a `missed` field, or one whose missed is the true count.
    */
-  bpftrace?: { calls: number; returns: number; link: 'none' | 'no-missed' | { missed: number } };
+  bpftrace?: {
+    calls: number;
+    /** Undefined: not fixed on this kernel (see recursionIdentity). */
+    returns: number | undefined;
+    /** `Attaching N probes...`, when the expectation pins it. */
+    attached?: number;
+    /**
+     * fexit: every held caller's return either ran the program or was skipped as a recursion
+     * miss (`bpftool prog show` after the release): returns + recursion_misses = calls.
+     */
+    recursionIdentity?: boolean;
+    /** The link on the target: none, or its type (`perf_event`, `kprobe_multi`, `tracing`) and `missed` (absent: no such field). */
+    link: 'none' | { type: string; missed: number | undefined };
+  };
+  /** Case fields that vary by nature for this bundle on this kernel, besides drift.ts's own. */
+  varying?: Array<{ path: string; why: string }>;
   /** Module probe records (probe.jsonl) of this registration: entry, return, filtered. */
   records?: { entry: number; return: number; filtered: number };
 }
@@ -121,6 +156,13 @@ export interface KernelTraits {
   preemption: boolean | undefined;
   /** CONFIG_FPROBE_EVENTS=y: tracefs `f:` events (dynamic_events), 6.5 and later. */
   fprobeEvents: boolean | undefined;
+  /** CONFIG_FPROBE=y: the fprobe API, which kprobe_multi BPF links are built on (5.18 and later). */
+  fprobe?: boolean | undefined;
+  /**
+   * The preemption model it boots with (CONFIG_PREEMPT_NONE/VOLUNTARY/PREEMPT/LAZY): with `full`
+   * or `lazy` kernel code, a BPF program included, can be preempted at any point.
+   */
+  preemptMode?: 'none' | 'voluntary' | 'full' | 'lazy' | undefined;
   /** The bpftrace the set-up put beside this kernel ([major, minor, patch]), if any. */
   bpftrace?: [number, number, number] | undefined;
 }
@@ -181,17 +223,7 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
     return { verdict: 'capacity-missed', maxactive: eff, returnHits: eff, returnMisses: 3 - eff, entryHits: 3, entries: 3, returns: eff };
   }
   if (fixed) return fixed;
-  if (bundle === 'bt-kretprobe') {
-    // perf_event_open's kretprobe gets the default pool (kernel-history.md §2); bpftrace prints
-    // no miss count. Observed: Debian's bpftrace 0.17 (bookworm) and 0.23 (trixie) attach a
-    // single kretprobe with perf_event_open and an ioctl, no BPF link, so bpftool shows no
-    // `missed` on any release (the first model, a libbpf perf link from 0.20, was wrong). With no
-    // counter at all the paste cannot tell a miss from a call that never came back.
-    const pool = expectedDefaultMaxactive(k, cpus);
-    if (pool === undefined || k.bpftrace === undefined) return undefined;
-    // The engine still sees the caller model (12 callers) above the default pool it derives.
-    return { verdict: 'insufficient-evidence', rules: BT_CALLS > pool ? ['capacity/pool-below-estimated-overlap'] : [], bpftrace: { calls: BT_CALLS, returns: Math.min(BT_CALLS, pool), link: 'none' } };
-  }
+  if (bundle === 'bt-kretprobe' || bundle === 'bt-fexit' || bundle === 'bt-multi') return bpftraceExpectation(bundle, k, cpus);
   if (bundle === 'fprobe-f2' || bundle === 'fprobe-default') {
     // kernel-history.md §4: fprobe exits had a rethook pool (fN:, default 2 x possible CPUs per
     // function) until 6.13; from 6.14 they run on the function-graph shadow stack, no pool, and
@@ -249,6 +281,62 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
     default:
       return undefined;
   }
+}
+
+/**
+ * What a bpftrace bundle must show (issue 22), from the release model in src/kernel/history.ts
+ * (bpfReturnPool, hasChange): the returns the tracer sees with BT_CALLS callers held at once are
+ * min(calls, pool), the link bpftool shows and its `missed`. The verdict is the paste's.
+ */
+function bpftraceExpectation(bundle: string, k: KernelTraits, cpus: number): LabExpectation | undefined {
+  if (k.bpftrace === undefined) return undefined;
+  const release = k.version.join('.');
+  const seen = (pool: number | null | undefined): number | undefined => (pool === undefined ? undefined : pool === null ? BT_CALLS : Math.min(BT_CALLS, pool));
+  if (bundle === 'bt-kretprobe') {
+    // Observed: Debian's bpftrace 0.17 (bookworm) and 0.23 (trixie) attach a single kretprobe
+    // with perf_event_open and an ioctl, no BPF link, so bpftool shows no `missed` on any release
+    // (the first model, a libbpf perf link from 0.20, was wrong). With no counter at all the
+    // paste cannot tell a miss from a call that never came back.
+    const pool = bpfReturnPool('perf-kretprobe', release, { preemption: k.preemption, possibleCpus: cpus });
+    const returns = seen(pool);
+    if (returns === undefined || pool === undefined || pool === null) return undefined;
+    // The engine still sees the caller model (12 callers) above the default pool it derives.
+    return { verdict: 'insufficient-evidence', rules: BT_CALLS > pool ? ['capacity/pool-below-estimated-overlap'] : [], bpftrace: { calls: BT_CALLS, returns, attached: 1, link: 'none' } };
+  }
+  if (bundle === 'bt-fexit') {
+    // A BPF trampoline: no instance pool, and the tracing link has no miss field
+    // (bpf_link_info.tracing has none). But the program runs with migration, not preemption,
+    // disabled (__bpf_prog_enter_recur): on a kernel that preempts kernel code (7.3: PREEMPT_LAZY)
+    // a run preempted inside the program makes another return on that CPU skip it, counted only
+    // as the program's recursion_misses. Observed on 7.3.4: 12 of 12 on an idle host, 6 of 12 at
+    // load 8. So there the identity returns + recursion_misses = calls is the assertion and the
+    // returns in the case vary; without involuntary kernel preemption every return is seen.
+    const returns = seen(bpfReturnPool('fexit', release, {}));
+    if (returns === undefined || k.preemptMode === undefined) return undefined;
+    const preempts = k.preemptMode === 'full' || k.preemptMode === 'lazy';
+    return {
+      verdict: 'insufficient-evidence',
+      bpftrace: { calls: BT_CALLS, returns: preempts ? undefined : returns, recursionIdentity: true, attached: 1, link: { type: 'tracing', missed: undefined } },
+      ...(preempts ? { varying: [{ path: 'ledger.returns', why: 'fexit runs skipped as recursion misses under kernel preemption: how many depends on scheduling' }] } : {}),
+    };
+  }
+  // bt-multi: a wildcard over BT_MULTI_FUNCS functions. With CONFIG_FPROBE bpftrace makes one
+  // kprobe_multi link (fprobe's pool, or none from 6.14); without, one perf kretprobe per function.
+  if (k.fprobe === undefined) return undefined;
+  if (!k.fprobe) {
+    const pool = bpfReturnPool('perf-kretprobe', release, { preemption: k.preemption, possibleCpus: cpus });
+    const returns = seen(pool);
+    if (returns === undefined) return undefined;
+    return { verdict: 'insufficient-evidence', bpftrace: { calls: BT_CALLS, returns, attached: BT_MULTI_FUNCS, link: 'none' } };
+  }
+  const pool = bpfReturnPool('kprobe-multi', release, { possibleCpus: cpus, functions: BT_MULTI_FUNCS });
+  const returns = seen(pool);
+  const missedField = hasChange(release, 'bpfLinkMissed');
+  if (returns === undefined || missedField === undefined) return undefined;
+  const missed = missedField ? BT_CALLS - returns : undefined;
+  // The paste has the link's missed at one instant only (no start, no epoch): the triage cannot
+  // call it, whatever the count. The case still carries the link's missed as counters.end.nmissed.
+  return { verdict: 'insufficient-evidence', bpftrace: { calls: BT_CALLS, returns, attached: 1, link: { type: 'kprobe_multi', missed } } };
 }
 
 export const LAB_EXPECTED: Readonly<Record<string, LabExpectation>> = {

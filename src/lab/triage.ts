@@ -315,7 +315,7 @@ export async function triageModuleBundle(
 export function bpftracePaste(parts: { script: string; output: string; links: string; linksJson: string; progs: string }): string {
   const fence = '```';
   return [
-    '# bpftrace on krtfix_target (kretprobe-triage lab)',
+    '# bpftrace under the krtfix gate (kretprobe-triage lab)',
     '',
     fence,
     `# bpftrace -e '${parts.script.trim()}'`,
@@ -360,7 +360,7 @@ export async function triageBpftraceBundle(
   const built = await caseFromBundle(dir, {
     symbol: 'krtfix_target',
     id: `lab-${ctx.kernel.series.replace(/\./g, '-')}-${bundle}`,
-    title: `Lab: bpftrace kretprobe:krtfix_target (${obs.bpftraceVersion ?? '?'}) on Linux ${release}`,
+    title: `Lab: bpftrace ${((await read('script.bt')).trim().split(/[\s{]/)[0]) || '?'} (${obs.bpftraceVersion ?? '?'}) on Linux ${release}`,
     source: `kretprobe-triage lab on Linux ${release} (QEMU TCG, possible CPUs ${obs.module.possibleCpus ?? '?'}), ${obs.bpftraceVersion ?? 'bpftrace'}, ${obs.bpftoolVersion ?? 'bpftool'}, ${ctx.date}`,
   });
   const data = built.case as Obj;
@@ -371,8 +371,10 @@ export async function triageBpftraceBundle(
     provenance[f.path] = `lab: ${bundle}/paste.md:${f.line} (${f.via}, read as a pasted write-up)`;
   }
   const harness = 'lab: the fixture harness (lab/guest/init.sh)';
+  // The module is the target's unless the script probes a core function (fexit:vfs_write).
+  const target = x.facts.find((f) => f.origin === 'artifact' && f.path === 'probe.target')?.value;
   const facts: Record<string, unknown> = {
-    'probe.target_module': 'krtfix',
+    ...(target === undefined || String(target).startsWith('krtfix') ? { 'probe.target_module': 'krtfix' } : {}),
     'concurrency.target_sleeps': true,
     'concurrency.workers': obs.module.ops.length,
     'concurrency.recursion_depth': 1,

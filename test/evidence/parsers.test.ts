@@ -18,6 +18,7 @@ import {
   parseUnameRelease,
   familyRole,
 } from '../../src/evidence/index.js';
+import { readArtifact } from '../../src/evidence/artifacts.js';
 
 describe('kprobe_events', () => {
   it.each([
@@ -298,8 +299,56 @@ describe('bpftool link show', () => {
     ]);
   });
 
+  // Verbatim from the kernel lab (bpftool 7.5.0 on 6.12.95, 7.8.0 on 7.3.4; issue 22): a kprobe_multi
+  // link's one missed for all its functions, and a tracing (fexit) link, which has no missed at all.
+  it('reads a kprobe_multi link (its functions, func_cnt, missed) and a tracing link from plain output', () => {
+    const r = parseBpftoolLinks(
+      '3: kprobe_multi  prog 8  \n\tkretprobe.multi  func_cnt 2  missed 4  \n\taddr             cookie           func [module]\n\tffffffffc037f010 0                krtfix_target [krtfix]  \n\tffffffffc037f760 0                krtfix_helper.isra.0 [krtfix]  \n' +
+        '5: kprobe_multi  prog 24  \n\tkretprobe.multi  func_cnt 2  \n\taddr             cookie           func [module]\n\tffffffffc0800010 0                krtfix_target [krtfix]  \n' +
+        '6: tracing  prog 16  \n\tprog_type tracing  attach_type trace_fexit  \n\ttarget_obj_id 1  target_btf_id 124129  \n',
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.links.map((l) => [l.id, l.type, l.multi, l.tracing, l.kprobe])).toEqual([
+      [3, 'kprobe_multi', { retprobe: true, funcCnt: 2, funcs: ['krtfix_target', 'krtfix_helper.isra.0'], missed: 4, missedPrinted: true }, undefined, undefined],
+      [5, 'kprobe_multi', { retprobe: true, funcCnt: 2, funcs: ['krtfix_target'], missed: 0, missedPrinted: false }, undefined, undefined],
+      [6, 'tracing', undefined, { attachType: 'trace_fexit' }, undefined],
+    ]);
+  });
+
+  it('reads a kprobe_multi link and a tracing link from JSON', () => {
+    const r = parseBpftoolLinksJson(
+      '[{"id":5,"type":"kprobe_multi","prog_id":24,"retprobe":true,"func_cnt":2,"missed":0,"funcs":[{"addr":18446744072644198416,"func":"krtfix_target","module":"krtfix","cookie":0},{"addr":18446744072644200320,"func":"krtfix_helper.isra.0","module":"krtfix","cookie":0}]},' +
+        '{"id":3,"type":"tracing","prog_id":16,"prog_type":"tracing","attach_type":"trace_fexit","target_obj_id":1,"target_btf_id":124129,"cookie":0}]',
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.links.map((l) => [l.id, l.multi, l.tracing])).toEqual([
+      [5, { retprobe: true, funcCnt: 2, funcs: ['krtfix_target', 'krtfix_helper.isra.0'], missed: 0, missedPrinted: true }, undefined],
+      [3, undefined, { attachType: 'trace_fexit' }],
+    ]);
+  });
+
   it('reports a stray plain line and bad JSON', () => {
     expect(parseBpftoolLinks('hello\n').problems.map((p) => p.line)).toEqual([1]);
     expect(parseBpftoolLinksJson('{').problems).toHaveLength(1);
+  });
+});
+
+describe('bpftool link reader (kprobe_multi, issue 22)', () => {
+  // A kprobe_multi link's missed is the link's one miss count (fprobe's pool, recursion, kprobe
+  // running): read like a kprobe perf link's, on the first function it lists.
+  it('a kprobe_multi link with missed gives counters.end.nmissed and the bpf-link source, in both forms', () => {
+    const text = '3: kprobe_multi  prog 8  \n\tkretprobe.multi  func_cnt 2  missed 4  \n\taddr             cookie           func [module]\n\tffffffffc037f010 0                krtfix_target [krtfix]  \n';
+    const json = '[{"id":3,"type":"kprobe_multi","prog_id":8,"retprobe":true,"func_cnt":2,"missed":4,"funcs":[{"addr":1,"func":"krtfix_target","module":"krtfix","cookie":0}]}]';
+    for (const [kind, t, missedLine] of [['bpftool-link', text, 2], ['bpftool-link-json', json, 1]] as const) {
+      const got = Object.fromEntries(readArtifact(kind, t).facts.map((f) => [f.path, [f.value, f.line]]));
+      expect(got['counters.end.nmissed'], kind).toEqual([4, missedLine]);
+      expect(got['counters.source']?.[0], kind).toBe('bpf-link');
+      expect(got['probe.target']?.[0], kind).toBe('krtfix_target');
+    }
+  });
+
+  it('a kprobe_multi link whose plain output leaves missed out (0, or a kernel before 6.7) states no count', () => {
+    const r = readArtifact('bpftool-link', '5: kprobe_multi  prog 24  \n\tkretprobe.multi  func_cnt 2  \n\taddr             cookie           func [module]\n\tffffffffc0800010 0                krtfix_target [krtfix]  \n');
+    expect(r.facts.map((f) => f.path).sort()).toEqual(['probe.registration.result', 'probe.target']);
   });
 });

@@ -68,7 +68,7 @@ describe('scenario plan', () => {
         ],
       ],
       [8, false, ['default-smp8']],
-      [2, true, ['bt-kretprobe']],
+      [2, true, ['bt-kretprobe', 'bt-fexit', 'bt-multi']],
     ]);
   });
 
