@@ -659,6 +659,21 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     // The return probe counted calls: it was registered and armed.
     if (ret && ret.value > 0 && failedAt === undefined && !r.attached) f.add('probe.registration.result', 'ok', ret.line, ret.name, subject);
   }
+  // A script whose one action prints the builtin `probe` (`printf("%s\n", probe)`) on an entry and a
+  // return probe of one symbol writes one line per firing, `kprobe:SYM` or `kretprobe:SYM`: the
+  // lines are its entry-probe hits and its return records (issue 21 class 2, a user's own output).
+  const printsProbe = /\bprintf\(\s*"%s(?:\\n)?"\s*,\s*probe\s*\)|\bprint\(\s*probe\s*\)/.test(text);
+  const pair = printsProbe && r.attached && subject?.kind === 'return' ? subject.symbol : undefined;
+  if (pair && lines.some((l) => bpftraceProbes(l).some((p) => p.kind === 'kprobe' && p.symbol === pair))) {
+    const after = lines.map((l, n) => ({ l: l.trim(), n: n + 1 })).filter((x) => x.n > r.attached!.line);
+    const entries = after.filter((x) => x.l === `kprobe:${pair}`);
+    const returns = after.filter((x) => x.l === `kretprobe:${pair}`);
+    const at = (entries[0] ?? returns[0])?.n;
+    if (at !== undefined) {
+      f.add('ledger.entry_events', entries.length, entries[0]?.n ?? at, `kprobe:${pair}`, subject);
+      f.add('ledger.returns', returns.length, returns[0]?.n ?? at, `kretprobe:${pair}`, subject);
+    }
+  }
   const lost = r.lost.reduce((s, x) => s + x.count, 0);
   if (r.lost.length) f.add('ledger.lost_events', lost, r.lost[0]!.line, 'Lost');
   // A script that reads `struct kretprobe` as the probe is unregistered prints its fields: the

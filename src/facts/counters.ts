@@ -51,21 +51,57 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
 const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess'] as const;
 interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
 function split(i: Inputs): Split {
-  if (bool(i, 'counters.delta_valid') !== true) return {};
+  if (bool(i, 'counters.delta_valid') !== true) {
+    // No figure to split, but more calls inside the function at once than the pool holds is a
+    // kernel fact that pool misses occurred: a call that finds the pool empty is missed
+    // (kernel-facts.md §2, rp->nmissed++ before the entry handler), whether or not anyone read the
+    // counter (issue 21, class c). Their number stays unknown.
+    return bool(i, 'capacity.pool_short') === true ? { poolMissed: true } : {};
+  }
   const col = num(i, 'counters.delta.column');
   const stated = rise(i, 'kprobe_nmissed');
-  if (str(i, 'counters.source') === 'module-field') return { pool: col, other: stated, poolMissed: col === undefined ? undefined : col > 0 };
+  if (str(i, 'counters.source') === 'module-field') {
+    // rp->nmissed read apart: each call beyond the pool at the demand peak is one of its misses, so
+    // a count below those contradicts the demand (issue 20, class 3), whatever kp.nmissed did.
+    const short = bool(i, 'capacity.pool_short');
+    const excess = num(i, 'capacity.pool_excess');
+    if (col !== undefined && short === true && (col === 0 || (excess !== undefined && col < excess))) {
+      // Both parts level is constraints/demand-above-pool-misses' to name (the miss total stays 0);
+      // with the other part unknown, so is the contradiction.
+      if (col === 0 && stated === 0) return { pool: 0, other: 0, poolMissed: false };
+      if (col === 0 && stated === undefined) return {};
+      return { contradiction: true };
+    }
+    return { pool: col, other: stated, poolMissed: col === undefined ? undefined : col > 0 };
+  }
   const sum = bool(i, 'counters.column_is_sum');
   // Not a sum: the column is kp.nmissed alone, and says nothing of the pool.
-  if (sum === false) return { other: col };
+  if (sum === false) {
+    // kp.nmissed alone: the pool's misses are unseen, but a demand above the pool shows they
+    // occurred, and a measured demand within it shows there were none.
+    const short = bool(i, 'capacity.pool_short');
+    return short === true ? { other: col, poolMissed: true } : short === false ? { pool: 0, other: col, poolMissed: false } : { other: col };
+  }
   // A level figure is level in both parts, whatever the figure holds.
   if (col === 0) {
     const excess = num(i, 'capacity.pool_excess');
     // A level figure with calls beyond the pool contradicts the demand (each of those is a miss).
     if (sum === true && ((bool(i, 'capacity.pool_short') === true && excess !== undefined && excess > 0) || (stated !== undefined && stated > 0))) return { contradiction: true };
-    return sum === true ? { pool: 0, other: 0, poolMissed: false } : { other: 0 };
+    if (sum === true) return { pool: 0, other: 0, poolMissed: false };
+    // A column of a release the model cannot place is kp.nmissed alone (before 5.17) or the sum:
+    // calls beyond the pool were missed either way (the sum reading, level, is no possible world).
+    return sum === undefined && bool(i, 'capacity.pool_short') === true ? { other: 0, poolMissed: true } : { other: 0 };
   }
-  if (sum !== true || col === undefined) return {};
+  if (col === undefined) return {};
+  if (sum !== true) {
+    // The same two readings of a rise (issue 21, class b): a demand above the pool is pool misses
+    // whatever the column holds; a measured demand within the pool leaves the rise to the other
+    // part under both. Otherwise the split stays open.
+    const short = bool(i, 'capacity.pool_short');
+    if (short === true) return { poolMissed: true };
+    if (short === false) return { pool: 0, other: col, poolMissed: false };
+    return {};
+  }
   if (stated !== undefined && stated > col) return { contradiction: true };
   const short = bool(i, 'capacity.pool_short');
   const excess = num(i, 'capacity.pool_excess');

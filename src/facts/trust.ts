@@ -14,6 +14,23 @@ import { bool, num, or, str, type Derivation, type Inputs } from './derive.js';
 export const FIRED = ['ledger.entries', 'ledger.returns', 'counters.delta.hits', 'counters.delta.column'] as const;
 const fired = (i: Inputs) => FIRED.some((k) => (num(i, k) ?? 0) > 0);
 
+/**
+ * Which channels can lose a record of this probe, each with its known loss: trace events always;
+ * printk where a module may write its records with printk (unless its handlers do not print); a
+ * tracer's own per-CPU buffers (perf, BPF rings) for the interfaces that read through them; a BPF
+ * program's runs skipped for recursion (5.12, kprobe programs from 6.7). A loss on a channel this
+ * probe does not write through hides none of its records.
+ */
+function recordChannels(i: Inputs): Array<[number | undefined, boolean]> {
+  const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
+  const iface = str(i, 'probe.interface');
+  const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
+  const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
+  const overrunsApplies = iface === undefined || bpf || iface === 'perf-probe';
+  const recursionApplies = iface === undefined || bpf;
+  return [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
+}
+
 export const TRUST: readonly Derivation[] = [
   {
     name: 'probe.was_armed', type: 'boolean', basis: 'Establish the probe’s actual scope',
@@ -63,22 +80,20 @@ export const TRUST: readonly Derivation[] = [
       // A return record for every eligible operation and none foreign: nothing lost can hide one.
       const e = num(i, 'ledger.eligible');
       if (r !== undefined && e !== undefined && r >= e && num(i, 'ledger.foreign_records') === 0) return true;
-      const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
-      const iface = str(i, 'probe.interface');
-      // Which channels can lose a record of this probe: trace events always; printk where a
-      // module may write its records with printk (unless its handlers do not print); a tracer's
-      // own per-CPU buffers (perf, BPF rings) for the interfaces that read through them; a BPF
-      // program's runs skipped for recursion (5.12, kprobe programs from 6.7). A loss on a
-      // channel this probe does not write through hides none of its records.
-      const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
-      const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
-      const overrunsApplies = iface === undefined || bpf || iface === 'perf-probe';
-      const recursionApplies = iface === undefined || bpf;
-      const channels: Array<[number | undefined, boolean]> = [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
+      const channels = recordChannels(i);
       if (channels.some(([x, applies]) => applies && x !== undefined && x > 0)) return false;
       // Three-valued (issue 20): a channel this probe writes through with its loss unknown may have lost one.
-      if (events === undefined || (printkApplies && printk === undefined) || (overrunsApplies && overruns === undefined) || (recursionApplies && recursion === undefined)) return undefined;
+      if (channels.some(([x, applies]) => applies && x === undefined)) return undefined;
       return true;
+    },
+  },
+  {
+    name: 'ledger.records_lost', type: 'number', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
+    description: "a floor on the probe's own records lost: the known losses of the channels this probe writes through (trace events; printk where a module's handler may print its records; a tracer's buffers; a BPF program's recursion skips), summed; unknown when none of them is known",
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.handler.heavy_printk'],
+    derive: (i) => {
+      const known = recordChannels(i).filter(([x, applies]) => applies && x !== undefined).map(([x]) => x as number);
+      return known.length ? known.reduce((a, b) => a + b, 0) : undefined;
     },
   },
   {

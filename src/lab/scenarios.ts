@@ -228,14 +228,14 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
     // kernel-history.md §4: fprobe exits had a rethook pool (fN:, default 2 x possible CPUs per
     // function) until 6.13; from 6.14 they run on the function-graph shadow stack, no pool, and
     // a maxactive number is rejected.
-    // No tracefs file shows an fprobe's miss count, so even the pooled f2: run that loses a
-    // return leaves the triage without counters: insufficient-evidence is the honest verdict,
-    // and the records (3 entries, 2 returns) are the observation.
+    // No tracefs file shows an fprobe's miss count, but the pooled f2: run holds three verified
+    // callers at the gate against a pool of two: the third found no free node, a pool miss by
+    // construction (issue 21, class c), so the missing return is capacity-missed without a counter.
     if (k.fprobeEvents !== true) return { verdict: 'setup-failure', rejected: true };
     const pooled = !atLeast(k.version, [6, 14, 0]);
     if (bundle === 'fprobe-f2') {
       if (!pooled) return { verdict: 'setup-failure', rejected: true, errorReason: 'Invalid maxactive number' };
-      return { verdict: 'insufficient-evidence', maxactive: 2, entryHits: 3, entries: 3, returns: 2 };
+      return { verdict: 'capacity-missed', maxactive: 2, entryHits: 3, entries: 3, returns: 2 };
     }
     return { verdict: 'insufficient-evidence', entryHits: 3, entries: 3, returns: 3 };
   }
@@ -276,8 +276,9 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
       return { verdict: 'setup-failure', rejected: true, errno: 'ENOENT' };
     case 'mod-reload':
       // The second registration's round; the start snapshot is from the first one, so no delta:
-      // the misses of this round cannot be counted from the snapshots.
-      return { verdict: 'insufficient-evidence', rules: ['counters/epoch-changed'], ...moduleRound({ maxactive: 2, calls: 3 }) };
+      // the misses of this round cannot be counted from the snapshots. The gate still held three
+      // verified callers against a pool of two, so one was missed (issue 21, class c).
+      return { verdict: 'capacity-missed', rules: ['counters/epoch-changed'], ...moduleRound({ maxactive: 2, calls: 3 }) };
     default:
       return undefined;
   }

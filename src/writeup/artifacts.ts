@@ -212,9 +212,11 @@ export class ArtifactFacts {
     if (this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok' && f.value !== 'error')) {
       for (let i = this.facts.length - 1; i >= 0; i--) if (this.facts[i]!.path === 'probe.registration.result' && this.facts[i]!.value === 'error') this.facts.splice(i, 1);
     }
-    // A kprobe_profile row named the way bcc names the events it writes to kprobe_events
-    // (`r_SYM_bcc_PID`) was made through tracefs (bcc before perf_event_open kprobes).
-    if (snaps.length > 0 && this.perfEvents.length === 0 && /^[rp]_\w+_bcc_\d+$/.test(snaps[snaps.length - 1]!.row ?? '')) {
+    // kprobe_profile lists only events written to kprobe_events, by hand, by a tool (bcc's
+    // `r_SYM_bcc_PID`, gobpf's `rSYM`) or by perf probe (kernel-facts.md §6: BPF's perf_event_open
+    // probes are not listed): a row not named perf probe's way (`SYM__return`), in a thread with no
+    // perf probe output, was made through tracefs.
+    if (snaps.length > 0 && this.perfEvents.length === 0 && !/__return$/.test(snaps[snaps.length - 1]!.row ?? '__return') && !this.facts.some((f) => f.path === 'probe.interface')) {
       const s = snaps[snaps.length - 1]!;
       const miss = s.p.facts.find((f) => f.subject?.event === s.row);
       if (miss) this.facts.push({ ...placed({ ...miss, path: 'probe.interface', value: 'tracefs', col: 0 }, s.p.a.lines, 'kprobe_profile'), origin: 'implied' });

@@ -15,7 +15,7 @@ const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
-  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
@@ -42,6 +42,8 @@ export interface FactPattern {
   entries: Array<[string, string | number | boolean, boolean]>;
   /** The words are a tool's message, which authors quote: a match inside quotation marks counts. */
   quoted: boolean;
+  /** The pattern names what is probed rather than stating a finding: a condition or hedge around it does not unsay it. */
+  names: boolean;
   /** Which probe the message is about (`{group}` filled: `kprobe` is an entry probe), when it says. */
   probe?: string;
 }
@@ -90,6 +92,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
       set: p.set,
       implies: p.implies ?? {},
       quoted: p.quoted ?? false,
+      names: p.names ?? false,
       ...(p.probe !== undefined ? { probe: p.probe } : {}),
       entries: [
         ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),

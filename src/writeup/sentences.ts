@@ -279,7 +279,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       // A tool's message hedges in its own words ("probe entry may not exist"): only the author's
       // words around it can hedge the fact.
       const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
-      if (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
+      if (!p.names && (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause))) return;
       // A message the author says did not appear ("no "Failed to attach" this time") states nothing.
       if (p.quoted && negatedBefore(s.text, start, lex)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.

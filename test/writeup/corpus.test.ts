@@ -27,7 +27,8 @@ beforeAll(async () => {
   lex = await loadLexicon(path.join(root, 'rules'));
   threads = await loadCorpus(dir);
   scores = await auditCorpus(threads, rules, lex);
-});
+  // Forty judged threads take ~8 s alone; in the full suite on two shared cores, more.
+}, 60_000);
 
 describe('the real-thread corpus', () => {
   it('has at least 30 threads, each with expectations, and no expectations without a thread', async () => {
