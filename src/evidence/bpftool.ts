@@ -55,16 +55,7 @@ export function parseBpftoolLinks(text: string): BpftoolResult {
       if (k) {
         const kp: NonNullable<BpfLink['kprobe']> = { retprobe: k[1] === 'kretprobe', func: k[3] ?? '', offset: k[4] ? parseInt(k[4], 16) : 0, missed: 0, missedPrinted: false };
         if (k[2] !== undefined) kp.address = k[2].toLowerCase();
-        const missed = /\smissed (\S+)/.exec(k[5] ?? '');
-        if (missed) {
-          const value = parseCounter(missed[1] ?? '');
-          if (value === undefined) {
-            problems.push(problem(no, 'a decimal count after "missed"', line));
-            continue;
-          }
-          kp.missed = value;
-          kp.missedPrinted = true;
-        }
+        if (!readMissed(k[5] ?? '', kp, () => problems.push(problem(no, 'a decimal count after "missed"', line)))) continue;
         current.kprobe = kp;
         continue;
       }
@@ -73,16 +64,7 @@ export function parseBpftoolLinks(text: string): BpftoolResult {
         const multi: NonNullable<BpfLink['multi']> = { retprobe: m[1] === 'kretprobe', funcs: [], missed: 0, missedPrinted: false };
         const cnt = /\sfunc_cnt ([0-9]+)/.exec(m[2] ?? '');
         if (cnt) multi.funcCnt = Number(cnt[1]);
-        const missed = /\smissed (\S+)/.exec(m[2] ?? '');
-        if (missed) {
-          const value = parseCounter(missed[1] ?? '');
-          if (value === undefined) {
-            problems.push(problem(no, 'a decimal count after "missed"', line));
-            continue;
-          }
-          multi.missed = value;
-          multi.missedPrinted = true;
-        }
+        if (!readMissed(m[2] ?? '', multi, () => problems.push(problem(no, 'a decimal count after "missed"', line)))) continue;
         current.multi = multi;
         continue;
       }
@@ -205,4 +187,21 @@ export function parseBpftoolProgs(text: string): BpftoolProgResult {
     problems.push(problem(no, '"ID: TYPE  name NAME" or an indented detail line', line));
   }
   return { progs, problems };
+}
+
+/**
+ * The `missed N` of a kprobe or kprobe_multi link line's tail, into `into` (printed: the field is
+ * there on this kernel). False, after `bad()`, when the count is not a decimal number.
+ */
+function readMissed(tail: string, into: { missed?: number; missedPrinted: boolean }, bad: () => void): boolean {
+  const missed = /\smissed (\S+)/.exec(tail);
+  if (!missed) return true;
+  const value = parseCounter(missed[1] ?? '');
+  if (value === undefined) {
+    bad();
+    return false;
+  }
+  into.missed = value;
+  into.missedPrinted = true;
+  return true;
 }
