@@ -31,6 +31,8 @@ export const JUDGEMENTS = ['supported', 'unsupported', 'overreach'] as const;
 export type Judgement = (typeof JUDGEMENTS)[number];
 
 export const INTERFACES = ['module', 'tracefs', 'perf-probe', 'bpftrace', 'bpf-link', 'fprobe', 'other'] as const;
+/** How a BPF tool puts a program on a function's return (src/kernel/history.ts BpfReturnAttach). */
+export const BPF_ATTACH = ['perf-kretprobe', 'kprobe-multi', 'fexit'] as const;
 export const IDENTITIES = ['instance-data', 'task-and-depth', 'task-only', 'global-timestamp', 'none'] as const;
 
 const cpuCount = z
@@ -111,6 +113,8 @@ export const caseSchema = z
           .strict()
           .optional(),
         per_instance_data: flag('data_size > 0 binds entry and return of one instance'),
+        bpf_attach: maybe(z.enum(BPF_ATTACH), 'how a BPF program is put on the return (bpftool link show): perf-kretprobe (a perf_event kretprobe, the default pool), kprobe-multi (a kprobe_multi link on fprobe: one pool of functions x 2 x possible CPUs, none from 6.14), fexit (a BPF trampoline: no pool)'),
+        bpf_functions: count('functions one kprobe_multi link covers (bpftool link show func_cnt): they share its one pool'),
       })
       .strict()
       .optional(),

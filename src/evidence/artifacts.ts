@@ -573,7 +573,16 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
   const lines = linesOf(text);
   const f = new Facts(lines);
   const r = kind === 'bpftool-link' ? parseBpftoolLinks(text) : parseBpftoolLinksJson(text);
-  const link = r.links.find((k) => k.kprobe?.retprobe || k.multi?.retprobe);
+  const link = r.links.find((k) => k.kprobe?.retprobe || k.multi?.retprobe) ?? r.links.find((k) => k.tracing?.attachType === 'trace_fexit');
+  if (link?.tracing) {
+    // A BPF trampoline on the function's return (fexit): no kretprobe, no pool, no miss count. The
+    // link names its function only by BTF id, so the target stays the script's.
+    const at = kind === 'bpftool-link' ? Math.max(link.line, lines.findIndex((x, i) => i >= link.line - 1 && /trace_fexit/.test(x)) + 1) : Math.max(1, lines.findIndex((x) => /trace_fexit/.test(x)) + 1);
+    const subject: Subject = { kind: 'return' };
+    f.add('probe.registration.result', 'ok', kind === 'bpftool-link' ? link.line : 1, undefined, subject);
+    f.add('probe.bpf_attach', 'fexit', at, 'trace_fexit', subject);
+    return { kind, facts: f.facts, problems: [] };
+  }
   // A kprobe perf link names one function; a kprobe_multi link one miss count for all of its
   // functions (fprobe's one pool), so its target is the first function it lists, if one.
   const probe = link?.kprobe ?? link?.multi;
@@ -584,6 +593,12 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
     const subject: Subject = { kind: 'return', ...(func ? { symbol: func } : {}) };
     if (func) f.add('probe.target', func, funcLine, func, subject);
     f.add('probe.registration.result', 'ok', kind === 'bpftool-link' ? link.line : 1, undefined, subject);
+    // A perf link is a kretprobe (the default pool); a kprobe_multi link is an fprobe with one pool
+    // for all of its functions (src/kernel/history.ts bpfReturnPoolOf).
+    const attachLine = kind === 'bpftool-link' ? link.line + 1 : Math.max(1, lines.findIndex((x) => /"retprobe"/.test(x)) + 1);
+    f.add('probe.bpf_attach', link.multi ? 'kprobe-multi' : 'perf-kretprobe', attachLine, link.multi ? 'kretprobe.multi' : 'kretprobe', subject);
+    const functions = link.multi ? (link.multi.funcCnt ?? (link.multi.funcs.length || undefined)) : undefined;
+    if (functions !== undefined) f.add('probe.bpf_functions', functions, attachLine, link.multi?.funcCnt !== undefined ? (kind === 'bpftool-link' ? `func_cnt ${functions}` : '"func_cnt"') : undefined, subject);
     // Plain output leaves "missed" out when it is 0 and on kernels before 6.7: only a printed value is a fact.
     if (probe.missedPrinted && probe.missed !== undefined) {
       const textLine = link.kprobe ? funcLine : link.line + 1;
@@ -612,6 +627,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     if (p) {
       subject = { kind: ret ? 'return' : 'entry', symbol: p.symbol };
       f.add('probe.interface', p.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0], subject);
+      // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3).
+      if (p.kind === 'fexit') f.add('probe.bpf_attach', 'fexit', scriptAt + 1, script.slice(p.index).split(/[:{\s]/)[0], subject);
       if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
       if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);
     }

@@ -32,10 +32,14 @@ export const ACCOUNTING: readonly Derivation[] = [
   { name: 'accounting.returned', type: 'number', basis: 'Build an independent operation ledger', description: 'calls with a return record', inputs: ['ledger.returns'], derive: (i) => num(i, 'ledger.returns') },
   {
     name: 'accounting.filtered', type: 'number', basis: 'Read missed and filtered cases separately',
-    description: 'calls the entry handler rejected on purpose (0 when it cannot filter)',
-    inputs: ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter'],
-    // A handler that cannot reject (or no handler) filtered nothing, whatever a summary says.
-    derive: (i) => (bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false ? 0 : num(i, 'ledger.filtered')),
+    description: 'calls the entry handler rejected on purpose (0 when it cannot filter, or the interface gives the user no way to)',
+    inputs: ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter', 'probe.interface_may_filter'],
+    // A handler that cannot reject (or no handler) filtered nothing, whatever a summary says; a
+    // handler said to reject on an interface that cannot is constraints/tracefs-handler-cannot-filter's.
+    derive: (i) =>
+      bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false || (bool(i, 'probe.interface_may_filter') === false && bool(i, 'probe.entry_handler.can_filter') !== true)
+        ? 0
+        : num(i, 'ledger.filtered'),
   },
   {
     name: 'accounting.accepted', type: 'number', basis: 'docs/case-format.md#the-accounting-identity',
@@ -134,6 +138,8 @@ export const ACCOUNTING: readonly Derivation[] = [
       const w = num(i, 'accounting.without_instance');
       const m = num(i, 'counters.delta.missed_total');
       const l = lost(i);
+      // Every call got an instance: no miss figure can leave one uncovered, whatever it is.
+      if (w === 0 && l !== undefined) return l;
       return w === undefined || m === undefined || l === undefined ? undefined : Math.max(0, w - m) + l;
     },
   },

@@ -1,7 +1,26 @@
+import { bpfReturnPoolOf, type BpfReturnAttach } from '../kernel/history.js';
 import { poolFor, type ProbeInterface } from '../kernel/maxactive.js';
 import { bool, num, str, type Derivation, type Inputs } from './derive.js';
 
+/**
+ * How a BPF program sits on the return (probe.bpf_attach), where the interface is one a BPF
+ * program can be: bpftrace, a BPF link, another tool, or not stated. A kprobe_multi link and a
+ * BPF trampoline (fexit) are not kretprobes: their pool, or its absence, is theirs
+ * (bpfReturnPoolOf, kernel-history.md §3, §4). A perf kretprobe is the interface's own default.
+ */
+export const bpfAttach = (i: Inputs): 'kprobe-multi' | 'fexit' | undefined => {
+  const iface = str(i, 'probe.interface');
+  if (iface !== undefined && iface !== 'bpftrace' && iface !== 'bpf-link' && iface !== 'other') return undefined;
+  const how = str(i, 'probe.bpf_attach') as BpfReturnAttach | undefined;
+  return how === 'kprobe-multi' || how === 'fexit' ? how : undefined;
+};
+
 const outcome = (i: Inputs) => {
+  const attach = bpfAttach(i);
+  if (attach !== undefined) {
+    const pool = bpfReturnPoolOf(attach, { defaultPool: undefined, fprobeWithoutPool: bool(i, 'kernel.fprobe_without_pool'), possibleCpus: num(i, 'kernel.possible_cpu_count'), functions: num(i, 'probe.bpf_functions') });
+    return typeof pool === 'number' ? { kind: 'value' as const, value: pool, rule: 'a kprobe_multi link: one pool of functions x 2 x possible CPUs' } : undefined;
+  }
   const iface = str(i, 'probe.interface') as ProbeInterface | undefined;
   if (iface === undefined) return undefined;
   if (iface === 'fprobe' && bool(i, 'kernel.fprobe_without_pool') !== false) return undefined;
@@ -13,7 +32,7 @@ const outcome = (i: Inputs) => {
   if ((iface === 'tracefs' || iface === 'module' || iface === 'fprobe') && requested === undefined) return undefined;
   return poolFor(iface, requested, num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
 };
-const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool'] as const;
+const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool', 'probe.bpf_attach', 'probe.bpf_functions'] as const;
 
 /** The instance pool: its size in force, where it came from, what the interface refuses. */
 export const CAPACITY: readonly Derivation[] = [
@@ -61,9 +80,15 @@ export const CAPACITY: readonly Derivation[] = [
   },
   {
     name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4 (4346ba160409, a2224559cbba)',
-    description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe only before 6.14 (from 6.14 its exits run on the function-graph shadow stack)',
-    inputs: ['probe.interface', 'kernel.fprobe_without_pool'],
+    description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe or a kprobe_multi link only before 6.14 (from 6.14 its exits run on the function-graph shadow stack); never a BPF trampoline (fexit)',
+    inputs: ['probe.interface', 'kernel.fprobe_without_pool', 'probe.bpf_attach'],
     derive: (i) => {
+      const attach = bpfAttach(i);
+      if (attach === 'fexit') return false;
+      if (attach === 'kprobe-multi') {
+        const none = bool(i, 'kernel.fprobe_without_pool');
+        return none === undefined ? undefined : !none;
+      }
       const iface = str(i, 'probe.interface');
       if (iface === undefined || iface === 'other') return undefined;
       if (iface !== 'fprobe') return true;

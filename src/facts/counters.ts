@@ -1,3 +1,4 @@
+import { bpfAttach } from './capacity.js';
 import { and, bool, num, str, type Derivation, type Inputs } from './derive.js';
 
 const KEYS = ['nmissed', 'kprobe_nmissed', 'hits'] as const;
@@ -48,9 +49,12 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
  *   cannot explain — demand measured within the pool, or no pool at all (fprobe from 6.14) — is the
  *   other part: re-entry or recursion, an observer gap.
  */
-const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess'] as const;
+const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool'] as const;
 interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
 function split(i: Inputs): Split {
+  // No pool (a BPF trampoline; an fprobe or kprobe_multi link from 6.14): no call can find it
+  // empty, so there are no pool misses to count or to hide, read or not (kernel-history.md §4).
+  if (bool(i, 'capacity.has_pool') === false && bool(i, 'counters.delta_valid') !== true) return { pool: 0, poolMissed: false };
   if (bool(i, 'counters.delta_valid') !== true) {
     // No figure to split, but more calls inside the function at once than the pool holds is a
     // kernel fact that pool misses occurred: a call that finds the pool empty is missed
@@ -197,10 +201,13 @@ export const COUNTERS: readonly Derivation[] = [
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits')],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits'), 'probe.bpf_attach'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
+      // A BPF trampoline (fexit) is no kretprobe: no struct fields, no profile line, and its tracing
+      // link has no missed. Whatever counter a case names is another probe's.
+      if (bpfAttach(i) === 'fexit') return false;
       const fits = sourceFits(source, str(i, 'probe.interface'), bool(i, 'kernel.bpf_link_reports_missed'));
       const ce = str(i, 'counters.event');
       const pe = str(i, 'probe.event');

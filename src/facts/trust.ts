@@ -60,6 +60,15 @@ export const TRUST: readonly Derivation[] = [
     },
   },
   {
+    name: 'probe.interface_may_filter', type: 'boolean', basis: 'kernel-facts.md §3 (a tracefs return event\'s entry handler rejects a call only in an unregistration race)',
+    description: "the interface lets the user's code reject a call at entry: false for a tracefs, perf probe or bpftrace return probe (the kernel's own trace_kprobe: no entry handler before 6.10, one that only stores $argN from 6.10); unknown for a module, a BPF link (a kprobe session's entry program may) or another tool",
+    inputs: ['probe.interface'],
+    derive: (i) => {
+      const iface = str(i, 'probe.interface');
+      return iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' ? false : undefined;
+    },
+  },
+  {
     name: 'ledger.observations_lost', type: 'number', basis: 'Establish the probe’s actual scope (heavy printk can introduce unrelated lost observations); kernel-history.md §3 (recursion_misses)',
     description: 'observations known lost, whatever the channel: trace events overwritten, printk records the log dropped, tracer buffer overruns, BPF program runs skipped for recursion (the known ones summed; unknown when none is known)',
     inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'],

@@ -138,11 +138,27 @@ export function bpfReturnPool(
   release: string | undefined,
   opts: { preemption?: boolean | undefined; possibleCpus?: number | undefined; functions?: number },
 ): number | null | undefined {
+  return bpfReturnPoolOf(how, {
+    defaultPool: how === 'perf-kretprobe' ? defaultPool(release, opts.preemption, opts.possibleCpus) : undefined,
+    fprobeWithoutPool: release === undefined ? undefined : hasChange(release, 'fprobeWithoutPool'),
+    possibleCpus: opts.possibleCpus,
+    functions: opts.functions ?? 1,
+  });
+}
+
+/**
+ * The same from what is known of the kernel rather than its release: the default pool, whether
+ * fprobe exits run without a pool (6.14+), the possible CPUs and the functions on the link. The
+ * facts stage (src/facts/capacity.ts, capacity.effective_maxactive) and the lab's model both read
+ * this one rule. `undefined` when a needed figure is unknown.
+ */
+export function bpfReturnPoolOf(
+  how: BpfReturnAttach,
+  known: { defaultPool: number | undefined; fprobeWithoutPool: boolean | undefined; possibleCpus: number | undefined; functions: number | undefined },
+): number | null | undefined {
   if (how === 'fexit') return null;
-  if (how === 'perf-kretprobe') return defaultPool(release, opts.preemption, opts.possibleCpus);
-  if (release === undefined) return undefined;
-  const noPool = hasChange(release, 'fprobeWithoutPool');
-  if (noPool === true) return null;
-  if (noPool === undefined || opts.possibleCpus === undefined) return undefined;
-  return (opts.functions ?? 1) * 2 * opts.possibleCpus;
+  if (how === 'perf-kretprobe') return known.defaultPool;
+  if (known.fprobeWithoutPool === true) return null;
+  if (known.fprobeWithoutPool === undefined || known.possibleCpus === undefined || known.functions === undefined) return undefined;
+  return known.functions * 2 * known.possibleCpus;
 }

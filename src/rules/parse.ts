@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, shown } from '../errors.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
 import { CLAIM_FACTS, claimRuleSchema, constraintSchema, ruleSchema, type ClaimRuleSpec, type Condition, type ConstraintSpec, type Leaf, type RuleSpec } from './schema.js';
@@ -67,6 +67,9 @@ export function parseRuleFile(text: string, relPath: string, file = relPath): An
     for (const m of template.matchAll(/\{([a-z_.]+)\}/g)) {
       if (!allowed(m[1]!)) throw new InputError(at(path), 'placeholders naming known facts', `{${m[1]}}`);
     }
+    // `[[ ... ]]` marks a part shown only when its facts are known: the marks pair up, unnested.
+    const marks = [...template.matchAll(/\[\[|\]\]/g)].map((m) => m[0]);
+    if (marks.some((m, i) => m !== (i % 2 === 0 ? '[[' : ']]')) || marks.length % 2 === 1) throw new InputError(at(path), 'optional parts as [[ ... ]], paired and not nested', shown(template.slice(0, 60)));
   };
   if (isConstraint) {
     const c = spec as ConstraintSpec;

@@ -130,16 +130,37 @@ function partsOf(template: string): string[] {
   return parts;
 }
 
-/** Fill `{fact.name}` placeholders with the facts' values (unknown ones say so); whitespace runs become one space. */
-export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
-  const parts = partsOf(template);
-  let out = parts[0]!;
-  for (let i = 1; i < parts.length; i += 2) {
-    const name = parts[i]!;
-    const v = extra[name] ?? facts.values.get(name);
-    out += v === undefined ? 'unknown' : Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
-    out += parts[i + 1]!;
+const OPTIONAL = new Map<string, string[]>();
+/** A template cut at its `[[ ... ]]` parts: even indices are always shown, odd ones only when every fact they name is known. */
+function optionalPartsOf(template: string): string[] {
+  let parts = OPTIONAL.get(template);
+  if (!parts) {
+    parts = template.split(/\[\[|\]\]/);
+    if (OPTIONAL.size < 4096) OPTIONAL.set(template, parts);
   }
+  return parts;
+}
+
+/**
+ * Fill `{fact.name}` placeholders with the facts' values (unknown ones say so); whitespace runs
+ * become one space. A part of the template inside `[[ ... ]]` is left out when a fact it names is
+ * unknown: a rule that concludes from either of two kinds of evidence says only what it had.
+ */
+export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
+  let out = '';
+  const optional = template.includes('[[') ? optionalPartsOf(template) : [template];
+  optional.forEach((piece, k) => {
+    const parts = partsOf(piece);
+    let text = parts[0]!;
+    for (let i = 1; i < parts.length; i += 2) {
+      const name = parts[i]!;
+      const v = extra[name] ?? facts.values.get(name);
+      if (v === undefined && k % 2 === 1) return;
+      text += v === undefined ? 'unknown' : Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
+      text += parts[i + 1]!;
+    }
+    out += text;
+  });
   // Most results have single plain spaces only: then there is nothing to fold.
   return /\s\s|[^\S ]|^\s|\s$/.test(out) ? out.replace(/\s+/g, ' ').trim() : out;
 }

@@ -349,6 +349,6 @@ describe('bpftool link reader (kprobe_multi, issue 22)', () => {
 
   it('a kprobe_multi link whose plain output leaves missed out (0, or a kernel before 6.7) states no count', () => {
     const r = readArtifact('bpftool-link', '5: kprobe_multi  prog 24  \n\tkretprobe.multi  func_cnt 2  \n\taddr             cookie           func [module]\n\tffffffffc0800010 0                krtfix_target [krtfix]  \n');
-    expect(r.facts.map((f) => f.path).sort()).toEqual(['probe.registration.result', 'probe.target']);
+    expect(r.facts.map((f) => f.path).sort()).toEqual(['probe.bpf_attach', 'probe.bpf_functions', 'probe.registration.result', 'probe.target']);
   });
 });
