@@ -7,7 +7,8 @@ import { cachedKernels, customKernel } from '../lab/kernels.js';
 import { labMismatches, runLab } from '../lab/run.js';
 import { LAB_SCENARIOS, selectScenarios } from '../lab/scenarios.js';
 import { formatLabTable, formatLabTimes } from '../lab/table.js';
-import { writeReferenceCases } from '../lab/cases.js';
+import { BUNDLES_ARCHIVE, writeReferenceCases } from '../lab/cases.js';
+import { rederiveSeries } from '../lab/rederive.js';
 import { requireDirectory } from '../fsutil.js';
 
 /** --out: a directory, or a new one in an existing directory; checked before any kernel is looked for or booted. */
@@ -28,6 +29,7 @@ export function labCommand(ctx: CommandContext): Command {
     .option('--scenario <name...>', `scenarios to run (default all): ${LAB_SCENARIOS.map((s) => s.name).join(', ')}`)
     .option('--timeout <seconds>', 'give up on one boot after this long', '300')
     .option('--cases <dir>', 'write the case of every bundle that matched as a reference case DIR/<series>/<bundle>.yaml')
+    .option('--rederive <dir>', 'boot nothing: re-derive the recorded reference cases under DIR/<series>/ from the bundles shipped beside them, and rewrite those today\'s readers derive differently')
     .addHelpText(
       'after',
       `
@@ -36,7 +38,26 @@ module built against each one's headers, into a cache). With --kernel PATH only 
 run, unless --module-build DIR gives krtfix.ko for that kernel; module scenarios without a module fail.
 Exit codes: 0 every scenario showed what the kernel is expected to show, 1 some did not, 2 the lab could not run.`,
     )
-    .action(async (opts: { kernel?: string; moduleBuild?: string; series?: string[]; out: string; scenario?: string[]; timeout: string; cases?: string }) => {
+    .action(async (opts: { kernel?: string; moduleBuild?: string; series?: string[]; out: string; scenario?: string[]; timeout: string; cases?: string; rederive?: string }) => {
+      if (opts.rederive !== undefined) {
+        const root = path.resolve(ctx.io.cwd, opts.rederive);
+        await requireDirectory(root, 'a directory of reference cases for --rederive (cases/lab)');
+        const series = (await fs.readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && (opts.series === undefined || opts.series.includes(d.name))).map((d) => d.name).sort();
+        let rewritten = 0;
+        for (const s of series) {
+          if (!(await fs.stat(path.join(root, s, BUNDLES_ARCHIVE)).then(() => true, () => false))) continue;
+          for (const r of await rederiveSeries(path.join(root, s), { write: true })) {
+            if (r.problem) ctx.io.stdout(`${s}/${r.bundle}: ${r.problem}\n`);
+            else if (r.drift.length > 0) {
+              rewritten++;
+              ctx.io.stdout(`${s}/${r.bundle}: rewritten (${r.drift.map((d) => d.split(':')[0]).join(', ')})\n`);
+            }
+          }
+        }
+        ctx.io.stdout(`${rewritten} reference cases rewritten from their bundles under ${opts.rederive}\n`);
+        ctx.exit(0);
+        return;
+      }
       const { selected, unknown } = selectScenarios(opts.scenario);
       if (unknown.length > 0) {
         throw new InputError({}, `--scenario one of ${LAB_SCENARIOS.map((s) => s.name).join(', ')}`, shown(unknown.join(' ')));

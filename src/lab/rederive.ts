@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { loadRules } from '../index.js';
-import { BUNDLES_ARCHIVE, isRecorded, KERNEL_FILE, tar, type RecordedKernel } from './cases.js';
+import { BUNDLES_ARCHIVE, isRecorded, KERNEL_FILE, RECORDED_MARK, tar, type RecordedKernel } from './cases.js';
 import { observeBpftraceBundle } from './bpftraceObserve.js';
 import { caseDrift } from './drift.js';
 import type { LabKernel } from './kernels.js';
@@ -26,9 +26,11 @@ export interface Rederived {
 /**
  * Re-derive every reference case of one series directory (`cases/lab/6.1/`) offline from the
  * raw bundles in its bundles.tar.gz, with the same observe + triage steps as a live run, and
- * compare each with the shipped case. Needs only the host's tar.
+ * compare each with the shipped case. Needs only the host's tar. With `write`, a recorded case
+ * that today's code reads differently from the same bundle is rewritten (`lab --rederive`): the
+ * observation is the bundle, and the case is what the readers make of it.
  */
-export async function rederiveSeries(seriesDir: string): Promise<Rederived[]> {
+export async function rederiveSeries(seriesDir: string, opts: { write?: boolean } = {}): Promise<Rederived[]> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'krt-lab-rederive-'));
   try {
     const out: Rederived[] = [];
@@ -60,9 +62,18 @@ export async function rederiveSeries(seriesDir: string): Promise<Rederived[]> {
           : scenario.kind === 'module'
             ? await triageModuleBundle(await observeModuleBundle(dir), ctx)
             : await triageBundle(await observeBundle(dir), ctx);
-      const live = parse(await fs.readFile(t.caseFile!, 'utf8')) as unknown;
-      const shipped = parse(await fs.readFile(path.join(seriesDir, file), 'utf8')) as unknown;
-      out.push({ bundle, drift: caseDrift(live, shipped, ctx.expected?.varying), problem: undefined, legacy: false });
+      const liveText = await fs.readFile(t.caseFile!, 'utf8');
+      const shippedText = await fs.readFile(path.join(seriesDir, file), 'utf8');
+      const drift = caseDrift(parse(liveText) as unknown, parse(shippedText) as unknown, ctx.expected?.varying);
+      out.push({ bundle, drift, problem: undefined, legacy: false });
+      if (opts.write === true && drift.length > 0) {
+        // The same observation read by today's code: the shipped header (kernel, date, the mark)
+        // stays, the body is the re-derived case, written whole under a temporary name first.
+        const head = shippedText.split('\n').slice(0, shippedText.split('\n').indexOf(RECORDED_MARK) + 1).join('\n');
+        const target = path.join(seriesDir, file);
+        await fs.writeFile(`${target}.tmp`, `${head}\n${liveText.replace(/^#[^\n]*\n/, '')}`);
+        await fs.rename(`${target}.tmp`, target);
+      }
     }
     return out;
   } finally {

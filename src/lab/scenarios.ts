@@ -289,6 +289,9 @@ export function expectationFor(bundle: string, k: KernelTraits, cpus = 2): LabEx
  * (bpfReturnPool, hasChange): the returns the tracer sees with BT_CALLS callers held at once are
  * min(calls, pool), the link bpftool shows and its `missed`. The verdict is the paste's.
  */
+/** A pool below the fixture's BT_CALLS callers, all held at once: pool misses, counted or not. */
+const poolVerdict = (pool: number | null | undefined): VerdictId => (typeof pool === 'number' && BT_CALLS > pool ? 'capacity-missed' : 'insufficient-evidence');
+
 function bpftraceExpectation(bundle: string, k: KernelTraits, cpus: number): LabExpectation | undefined {
   if (k.bpftrace === undefined) return undefined;
   const release = k.version.join('.');
@@ -301,8 +304,10 @@ function bpftraceExpectation(bundle: string, k: KernelTraits, cpus: number): Lab
     const pool = bpfReturnPool('perf-kretprobe', release, { preemption: k.preemption, possibleCpus: cpus });
     const returns = seen(pool);
     if (returns === undefined || pool === undefined || pool === null) return undefined;
-    // The engine still sees the caller model (12 callers) above the default pool it derives.
-    return { verdict: 'insufficient-evidence', rules: BT_CALLS > pool ? ['capacity/pool-below-estimated-overlap'] : [], bpftrace: { calls: BT_CALLS, returns, attached: 1, link: 'none' } };
+    // With no counter the paste alone cannot tell a miss from a call that never came back; with
+    // the fixture's own count of its calls (all held at once, verified) beside it, more callers
+    // than the default pool are pool misses, counted or not (issue 21, class c).
+    return { verdict: poolVerdict(pool), rules: BT_CALLS > pool ? ['counters/nmissed-rose', 'capacity/pool-below-estimated-overlap'] : [], bpftrace: { calls: BT_CALLS, returns, attached: 1, link: 'none' } };
   }
   if (bundle === 'bt-fexit') {
     // A BPF trampoline: no instance pool, and the tracing link has no miss field
@@ -327,17 +332,19 @@ function bpftraceExpectation(bundle: string, k: KernelTraits, cpus: number): Lab
   if (!k.fprobe) {
     const pool = bpfReturnPool('perf-kretprobe', release, { preemption: k.preemption, possibleCpus: cpus });
     const returns = seen(pool);
-    if (returns === undefined) return undefined;
-    return { verdict: 'insufficient-evidence', bpftrace: { calls: BT_CALLS, returns, attached: BT_MULTI_FUNCS, link: 'none' } };
+    if (returns === undefined || pool === undefined) return undefined;
+    return { verdict: poolVerdict(pool), bpftrace: { calls: BT_CALLS, returns, attached: BT_MULTI_FUNCS, link: 'none' } };
   }
   const pool = bpfReturnPool('kprobe-multi', release, { possibleCpus: cpus, functions: BT_MULTI_FUNCS });
   const returns = seen(pool);
   const missedField = hasChange(release, 'bpfLinkMissed');
   if (returns === undefined || missedField === undefined) return undefined;
   const missed = missedField ? BT_CALLS - returns : undefined;
-  // The paste has the link's missed at one instant only (no start, no epoch): the triage cannot
-  // call it, whatever the count. The case still carries the link's missed as counters.end.nmissed.
-  return { verdict: 'insufficient-evidence', bpftrace: { calls: BT_CALLS, returns, attached: 1, link: { type: 'kprobe_multi', missed } } };
+  // The paste has the link's missed at one instant only (no start, no epoch), so the count decides
+  // nothing; the link's pool (functions x 2 x CPUs, bpftool's func_cnt) against the fixture's
+  // callers does. From 6.14 there is no pool, and with returns counted but no entries the paste
+  // leaves the rest open.
+  return { verdict: poolVerdict(pool ?? undefined), bpftrace: { calls: BT_CALLS, returns, attached: 1, link: { type: 'kprobe_multi', missed } } };
 }
 
 export const LAB_EXPECTED: Readonly<Record<string, LabExpectation>> = {

@@ -392,6 +392,18 @@ export async function triageBpftraceBundle(
     setPath(data, k, v);
     provenance[k] = harness;
   }
+  // The fixture's own record of its calls, as a user who drove a known workload has it: how many
+  // reached the target, and that each came back (the reader got its EOF and exited). bpftrace
+  // counts only what its probe saw; this is the independent side of the comparison.
+  const ops = obs.module.ops;
+  if (ops.length > 0) {
+    setPath(data, 'ledger.eligible', ops.filter((o) => o.reaches_target).length);
+    provenance['ledger.eligible'] = `lab: ${bundle}/ops.jsonl (the fixture's calls that reach the target)`;
+    if (ops.every((o) => o.done_ns !== null || o.done_after_stop_ns !== undefined)) {
+      setPath(data, 'coverage.unusual_return', false);
+      provenance['coverage.unusual_return'] = `lab: every operation of ${bundle}/ops.jsonl completed after the release`;
+    }
+  }
   if (Object.keys(provenance).length > 0) data.provenance = provenance;
   return writeAndEvaluate(data, dir, bundle, ctx);
 }

@@ -10,7 +10,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 // evidence, or another loaded rule set, searches again.
 describe('the search answers the same evidence once', () => {
   it('remembers by evidence, never by id, and per loaded rule set', async () => {
-    const c = (await loadCase(path.join(root, 'cases/lab/6.12/bt-kretprobe.yaml'))).data;
+    const c = (await loadCase(path.join(root, 'cases/lab/6.12/bt-fexit.yaml'))).data;
     const rules = await loadRules(path.join(root, 'rules'));
     const s0 = { ...SEARCH_STATS };
     const first = await evaluateCase(c, rules);
