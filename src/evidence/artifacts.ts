@@ -627,7 +627,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     if (p) {
       subject = { kind: ret ? 'return' : 'entry', symbol: p.symbol };
       f.add('probe.interface', p.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0], subject);
-      // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3).
+      // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3); the
+      // interface stays `other`, as a write-up's prose names it, and probe.bpf_attach says which.
       if (p.kind === 'fexit') f.add('probe.bpf_attach', 'fexit', scriptAt + 1, script.slice(p.index).split(/[:{\s]/)[0], subject);
       if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
       if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);

@@ -49,11 +49,14 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
  *   cannot explain — demand measured within the pool, or no pool at all (fprobe from 6.14) — is the
  *   other part: re-entry or recursion, an observer gap.
  */
-const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool'] as const;
+const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool', 'probe.interface', 'probe.bpf_attach'] as const;
 interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
 function split(i: Inputs): Split {
   // No pool (a BPF trampoline; an fprobe or kprobe_multi link from 6.14): no call can find it
   // empty, so there are no pool misses to count or to hide, read or not (kernel-history.md §4).
+  // A trampoline has no kprobe either: nothing of a kretprobe's misses exists (its skipped runs
+  // are the program's recursion_misses, counted apart).
+  if (bpfAttach(i) === 'fexit') return { pool: 0, other: 0, poolMissed: false };
   if (bool(i, 'capacity.has_pool') === false && bool(i, 'counters.delta_valid') !== true) return { pool: 0, poolMissed: false };
   if (bool(i, 'counters.delta_valid') !== true) {
     // No figure to split, but more calls inside the function at once than the pool holds is a

@@ -1,3 +1,4 @@
+import { bpfAttach } from './capacity.js';
 import { bool, num, or, str, type Derivation, type Inputs } from './derive.js';
 
 /**
@@ -25,7 +26,7 @@ function recordChannels(i: Inputs): Array<[number | undefined, boolean]> {
   const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
   const iface = str(i, 'probe.interface');
   const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
-  const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe';
+  const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined;
   const overrunsApplies = iface === undefined || bpf || iface === 'perf-probe';
   const recursionApplies = iface === undefined || bpf;
   return [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
@@ -51,20 +52,22 @@ export const TRUST: readonly Derivation[] = [
   {
     name: 'probe.handlers_observational', type: 'boolean', basis: 'Establish the probe’s actual scope (keep handlers observational)',
     description: "the handlers neither sleep, nor take a blocking lock, nor wait for I/O (the kernel's own tracefs/perf handlers and BPF programs cannot)",
-    inputs: ['probe.interface', 'probe.handler.may_sleep', 'probe.handler.blocking_locks', 'probe.handler.does_io'],
+    inputs: ['probe.interface', 'probe.handler.may_sleep', 'probe.handler.blocking_locks', 'probe.handler.does_io', 'probe.bpf_attach'],
     derive: (i) => {
       const iface = str(i, 'probe.interface');
-      if (iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe') return true;
+      if (iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined) return true;
       const bad = or(bool(i, 'probe.handler.may_sleep'), bool(i, 'probe.handler.blocking_locks'), bool(i, 'probe.handler.does_io'));
       return bad === undefined ? undefined : !bad;
     },
   },
   {
     name: 'probe.interface_may_filter', type: 'boolean', basis: 'kernel-facts.md §3 (a tracefs return event\'s entry handler rejects a call only in an unregistration race)',
-    description: "the interface lets the user's code reject a call at entry: false for a tracefs, perf probe or bpftrace return probe (the kernel's own trace_kprobe: no entry handler before 6.10, one that only stores $argN from 6.10); unknown for a module, a BPF link (a kprobe session's entry program may) or another tool",
-    inputs: ['probe.interface'],
+    description: "the interface lets the user's code reject a call at entry: false for a BPF trampoline (fexit) and for a tracefs, perf probe or bpftrace return probe (the kernel's own trace_kprobe: no entry handler before 6.10, one that only stores $argN from 6.10); unknown for a module, a BPF link (a kprobe session's entry program may) or another tool",
+    inputs: ['probe.interface', 'probe.bpf_attach'],
     derive: (i) => {
       const iface = str(i, 'probe.interface');
+      // A BPF trampoline runs the program after the function returned: nothing at entry decides it.
+      if (bpfAttach(i) === 'fexit') return false;
       return iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' ? false : undefined;
     },
   },
@@ -80,7 +83,7 @@ export const TRUST: readonly Derivation[] = [
   {
     name: 'ledger.return_records_complete', type: 'boolean', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-notes.md',
     description: "no return record was lost: the kernel's own return-hit count equals the return records, or every channel that can lose one lost none (trace events always; printk drops where a module's handler may print its records; recursion misses for a BPF program)",
-    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.handler.heavy_printk', 'counters.source', 'counters.delta.hits', 'ledger.returns', 'ledger.eligible', 'ledger.foreign_records'],
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk', 'counters.source', 'counters.delta.hits', 'ledger.returns', 'ledger.eligible', 'ledger.foreign_records'],
     derive: (i) => {
       const h = num(i, 'counters.delta.hits');
       const r = num(i, 'ledger.returns');
@@ -99,7 +102,7 @@ export const TRUST: readonly Derivation[] = [
   {
     name: 'ledger.records_lost', type: 'number', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
     description: "a floor on the probe's own records lost: the known losses of the channels this probe writes through (trace events; printk where a module's handler may print its records; a tracer's buffers; a BPF program's recursion skips), summed; unknown when none of them is known",
-    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.handler.heavy_printk'],
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk'],
     derive: (i) => {
       const known = recordChannels(i).filter(([x, applies]) => applies && x !== undefined).map(([x]) => x as number);
       return known.length ? known.reduce((a, b) => a + b, 0) : undefined;

@@ -46,6 +46,20 @@ describe('the pool of a BPF return probe', () => {
   });
 });
 
+describe('fexit read as the interface `other` (as prose names it) is still a BPF program', () => {
+  it('no entry-side filter, observational handlers, no kretprobe misses of either kind, recursion skips count as lost records', () => {
+    const v = facts('kernel: { release: 6.1.176, possible_cpus: 2 }\nprobe: { interface: other, bpf_attach: fexit }\ncounters: { start: { recursion_misses: 0 }, end: { recursion_misses: 2 } }\nledger: { lost_events: 0, printk_dropped: 0, buffer_overruns: 0 }');
+    expect(v.get('probe.interface_may_filter')).toBe(false);
+    expect(v.get('probe.handlers_observational')).toBe(true);
+    expect(v.get('counters.delta.kprobe_nmissed')).toBe(0);
+    expect(v.get('ledger.records_lost')).toBe(2);
+    // The same without the attach kind: another tool, nothing assumed.
+    const w = facts('kernel: { release: 6.1.176, possible_cpus: 2 }\nprobe: { interface: other }');
+    expect(w.get('probe.interface_may_filter')).toBeUndefined();
+    expect(w.get('probe.handlers_observational')).toBeUndefined();
+  });
+});
+
 describe('calls a return probe of the kernel\'s own kind cannot filter', () => {
   it.each([
     ['bpftrace', 0],
