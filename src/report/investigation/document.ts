@@ -344,9 +344,10 @@ export function investigationDocument(input: InvestigationInput): InvestigationD
     const terms = Object.keys(meaning);
     blocks.push({ t: 'p', c: ['eligible ', R.verdict('/accounting/eligible'), ' = ', ...terms.flatMap((t, i) => [...(i ? [' + '] : []), `${t.replace(/_/g, ' ')} `, R.verdict(ptr('accounting', t))]), '; balanced: ', R.verdict('/accounting/balanced'), '.'] });
     const bar: IdentityTerm[] = terms.map((t) => ({ name: t, ref: t === 'capacity_missed' ? missed : R.verdict(ptr('accounting', t)) }));
-    // A bar with every part unknown draws nothing: left out (the sentence above says it all).
+    // A bar with no width to draw (every part unknown or 0, no eligible count) is left out: the
+    // sentence above says it all.
     const a = input.verdict.accounting as unknown as Record<string, number | null>;
-    if ([a.eligible, ...terms.map((t) => a[t])].some((x) => x !== null && x !== undefined)) {
+    if ((a.eligible !== null && a.eligible !== undefined) || terms.some((t) => typeof a[t] === 'number' && a[t]! > 0)) {
       blocks.push({ t: 'figure', name: 'identity', caption: 'The accounting identity as one bar: every eligible operation in exactly one term (hatched: terms still unknown).', svg: identityBarSvg(R.verdict('/accounting/eligible'), bar, R.verdict('/accounting/balanced')) });
     }
     blocks.push({ t: 'table', head: ['term', 'operations', 'why'], rows: terms.map((t) => row({ code: t }, R.verdict(ptr('accounting', t)), meaning[t]!)) });
