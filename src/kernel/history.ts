@@ -1,3 +1,4 @@
+import type { BPF_ATTACH } from '../case/schema.js';
 /**
  * What a release tells about the return-probe machinery, from ../shared/kernel-history.md.
  * Each entry names the release (and the stable point releases that got the change) and the
@@ -118,7 +119,7 @@ export function defaultPool(release: string | undefined, preemption: boolean | u
 }
 
 /** How a BPF tool puts a program on a function's return (issue 22). */
-export type BpfReturnAttach = 'perf-kretprobe' | 'kprobe-multi' | 'fexit';
+export type BpfReturnAttach = (typeof BPF_ATTACH)[number];
 
 /**
  * The instance pool a BPF program on a function's return gets, per release (issue 22; tied to

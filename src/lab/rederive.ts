@@ -69,7 +69,8 @@ export async function rederiveSeries(seriesDir: string, opts: { write?: boolean 
       if (opts.write === true && drift.length > 0) {
         // The same observation read by today's code: the shipped header (kernel, date, the mark)
         // stays, the body is the re-derived case, written whole under a temporary name first.
-        const head = shippedText.split('\n').slice(0, shippedText.split('\n').indexOf(RECORDED_MARK) + 1).join('\n');
+        const shippedLines = shippedText.split('\n');
+        const head = shippedLines.slice(0, shippedLines.indexOf(RECORDED_MARK) + 1).join('\n');
         const target = path.join(seriesDir, file);
         await fs.writeFile(`${target}.tmp`, `${head}\n${liveText.replace(/^#[^\n]*\n/, '')}`);
         await fs.rename(`${target}.tmp`, target);
