@@ -72,7 +72,11 @@ export async function rederiveSeries(seriesDir: string, opts: { write?: boolean 
         const shippedLines = shippedText.split('\n');
         const head = shippedLines.slice(0, shippedLines.indexOf(RECORDED_MARK) + 1).join('\n');
         const target = path.join(seriesDir, file);
-        await fs.writeFile(`${target}.tmp`, `${head}\n${liveText.replace(/^#[^\n]*\n/, '')}`);
+        // The source line names the day the bundle was recorded (a field that varies by nature,
+        // src/lab/drift.ts), not the day it was re-derived: the shipped one stays.
+        const shippedSource = /^source: .*$/m.exec(shippedText)?.[0];
+        const body = liveText.replace(/^#[^\n]*\n/, '');
+        await fs.writeFile(`${target}.tmp`, `${head}\n${shippedSource === undefined ? body : body.replace(/^source: .*$/m, () => shippedSource)}`);
         await fs.rename(`${target}.tmp`, target);
       }
     }
