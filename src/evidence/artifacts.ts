@@ -5,7 +5,7 @@ import { parseCpuPossible } from './cpus.js';
 import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
 import { errnoForReason, parseErrorLog } from './errorLog.js';
 import { parseKallsyms } from './kallsyms.js';
-import { parseProcVersion, parseUnameMachine, parseUnameRelease } from './kernelVersion.js';
+import { parseProcVersion, parseUnameMachine, parseUnameRelease, preemptionOf, preemptTokenOf } from './kernelVersion.js';
 import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile } from './kprobeProfile.js';
 import { isArmed, parseKprobesList } from './kprobesList.js';
@@ -22,7 +22,7 @@ import { parsePerfProbe } from './perfProbe.js';
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events' | 'strace';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events' | 'strace' | 'kernel-config';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -62,6 +62,8 @@ export interface ReadContext {
   partial?: boolean;
   /** Which probe counts into each keyed map entry (`@n[1]` → return), from the script that printed the output (countMapKinds). */
   countMaps?: ReadonlyMap<string, 'entry' | 'return'>;
+  /** The collector's own `config` file: its grep (collector/collect.sh CONFIG_RE) keeps every preemption line the kernel has, so a line it lacks is a symbol not set. */
+  collected?: boolean;
   /** bpftrace map names whose printed value is a count (rules/lexicon/facts.yaml bpftrace_maps). */
   bpftraceMaps?: ReadonlyArray<{ re: RegExp; fact: string }>;
 }
@@ -147,6 +149,33 @@ const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n:
 };
 
 /** `uname -a`: "Linux NODE RELEASE #VERSION ...", the node name sometimes left out. */
+/** `CONFIG_X=value` or `# CONFIG_X is not set` (value n). */
+const CONFIG_LINE = /^\s*(?:CONFIG_([A-Z0-9_]+)=(\S*)|# CONFIG_([A-Z0-9_]+) is not set)\s*$/;
+
+/**
+ * CONFIG_PREEMPTION from config lines (it has no prompt, so a config never says it is not set):
+ * set when a symbol that selects it is (PREEMPT, PREEMPT_RT, PREEMPT_DYNAMIC through
+ * PREEMPT_BUILD, PREEMPT_LAZY). Not set when the preemption choice is NONE or VOLUNTARY (which
+ * rules out PREEMPT, PREEMPT_RT and PREEMPT_LAZY, members of the same choice) and
+ * PREEMPT_DYNAMIC is not set: said so, or absent from the collector's own grep, which keeps it
+ * where the kernel has it. Debian 6.1 is VOLUNTARY with PREEMPT_DYNAMIC (so set); 5.10 is
+ * VOLUNTARY and has no PREEMPT_DYNAMIC (not set).
+ */
+function configPreemption(set: ReadonlyMap<string, { value: string; line: number }>, collected: boolean): { value: boolean; line: number; symbol: string } | undefined {
+  for (const sym of ['PREEMPTION', 'PREEMPT_BUILD', 'PREEMPT', 'PREEMPT_RT', 'PREEMPT_DYNAMIC', 'PREEMPT_LAZY']) {
+    const v = set.get(sym);
+    if (v?.value === 'y') return { value: true, line: v.line, symbol: `CONFIG_${sym}` };
+  }
+  const choice = ['PREEMPT_NONE', 'PREEMPT_VOLUNTARY'].map((sym) => ({ sym, v: set.get(sym) })).find((c) => c.v?.value === 'y');
+  if (!choice) return undefined;
+  const dynamic = set.get('PREEMPT_DYNAMIC');
+  if (dynamic === undefined ? !collected : dynamic.value !== 'n') return undefined;
+  return { value: false, line: choice.v!.line, symbol: `CONFIG_${choice.sym}` };
+}
+
+/** The machine name in `uname -a` output, after the release. */
+const UNAME_ARCH = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips64\w*|loongarch64)(?:\s|$)/;
+
 const UNAME_A = /^\s*Linux\s+(?:\S+\s+)?(\d+\.\d+\S*)\s+#/;
 
 /** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
@@ -456,13 +485,17 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const rel = m[1] ?? '';
         f.add('kernel.release', rel, all + 1, rel);
         const rest = (lines[all] ?? '').slice((lines[all] ?? '').indexOf(rel) + rel.length);
-        const arch = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips64\w*|loongarch64)(?:\s|$)/.exec(rest);
+        const arch = UNAME_ARCH.exec(rest);
         if (arch) f.add('kernel.arch', arch[1] ?? '', all + 1, ` ${arch[1]}`);
-        // The version string names the preemption model the kernel was built with: PREEMPT is
-        // CONFIG_PREEMPT (so CONFIG_PREEMPTION too). PREEMPT_DYNAMIC and PREEMPT_RT are left
-        // unknown: which #ifdef chose the kretprobe default depends on the release (kernel-history.md §1).
-        const version = /#\S+\s+(.*?)\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s/.exec(rest)?.[1] ?? '';
-        if (/(?:^|\s)PREEMPT(?:\s|$)/.test(version)) f.add('kernel.preemption', true, all + 1, 'PREEMPT');
+        // The version string names the preemption model the kernel was built with (one reading:
+        // preemptionOf). Only when the build words are there to read: after #N, up to the build
+        // date or, where a distribution writes its own ("Debian 6.1.176-1 (2026-07-02)"), the machine.
+        const end = /\s(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s/.exec(rest)?.index ?? arch?.index;
+        const version = end === undefined ? '' : (/#\S+\s+(.*)$/.exec(rest.slice(0, end))?.[1] ?? '').trim();
+        if (version) {
+          const token = preemptTokenOf(version.split(/\s+/));
+          f.add('kernel.preemption', preemptionOf(token), all + 1, token === 'none' ? version : token);
+        }
         return { kind: 'uname', facts: f.facts, problems: [] };
       }
       // `uname -m` (alone or before another command's output): a machine name, never a release.
@@ -490,7 +523,27 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     read: oneLine('proc_version', parseProcVersion, (r, f) => {
       if (r.release && r.line) f.add('kernel.release', r.release, r.line, r.release);
       if (r.upstream && r.line) f.add('kernel.version', r.upstream, r.line, r.upstream);
+      if (r.preempt && r.line) f.add('kernel.preemption', preemptionOf(r.preempt), r.line, r.preempt === 'none' ? '#' : r.preempt);
     }),
+  },
+  {
+    // Kernel config lines (/proc/config.gz, /boot/config-RELEASE, or a grep of them).
+    kind: 'kernel-config',
+    files: ['config'],
+    command: /\bconfig\.gz\b|\/boot\/config-|\bCONFIG_[A-Z]/,
+    sniff: (_t, nonblank) => nonblank.every((l) => CONFIG_LINE.test(l)),
+    read: (text, ctx) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const set = new Map<string, { value: string; line: number }>();
+      lines.forEach((l, i) => {
+        const m = CONFIG_LINE.exec(l);
+        if (m) set.set((m[1] ?? m[3])!, { value: m[1] !== undefined ? (m[2] ?? '') : 'n', line: i + 1 });
+      });
+      const preemption = configPreemption(set, ctx.collected === true);
+      if (preemption) f.add('kernel.preemption', preemption.value, preemption.line, preemption.symbol);
+      return { kind: 'kernel-config', facts: f.facts, problems: [] };
+    },
   },
   {
     kind: 'cpu_possible',

@@ -170,7 +170,7 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     const key = `${phase}/${name}`;
     let r = readings.get(key);
     if (!r) {
-      r = readArtifact(kind, text, extra);
+      r = readArtifact(kind, text, kind === 'kernel-config' ? { ...extra, collected: true } : extra);
       readings.set(key, r);
       // The snapshot loop above already reported the problems of the files it parsed for their structure.
       if (!STRUCTURED.has(name)) report(key, r.problems);
@@ -193,6 +193,8 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   fromNewest(['uname_m'], 'kernel.arch');
   fromNewest(['cpu_possible'], 'kernel.possible_cpus');
   fromNewest(['proc_version'], 'kernel.version');
+  // The config says it directly; the version string's preemption token says the same (preemptionOf).
+  fromNewest(['config', 'proc_version'], 'kernel.preemption');
   const release = getPath(b.data, 'kernel.release') as string | undefined;
 
   // The probe: a tracefs event is what the collector reads.

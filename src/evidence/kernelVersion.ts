@@ -13,11 +13,33 @@ export function parseUnameRelease(text: string): UnameResult {
   return { ...(r.value !== undefined ? { release: r.value, line: r.line! } : {}), problems: r.problems };
 }
 
+/** What a kernel's version string (`#1 SMP PREEMPT_DYNAMIC ...`) says of how it preempts. */
+export type PreemptToken = 'none' | 'PREEMPT' | 'PREEMPT_DYNAMIC' | 'PREEMPT_RT';
+
+/** The preemption token among the words of a version string (after `#N`), `none` when there is none. */
+export function preemptTokenOf(words: readonly string[]): PreemptToken {
+  return words.includes('PREEMPT_RT') ? 'PREEMPT_RT' : words.includes('PREEMPT_DYNAMIC') ? 'PREEMPT_DYNAMIC' : words.includes('PREEMPT') ? 'PREEMPT' : 'none';
+}
+
+/**
+ * Whether CONFIG_PREEMPTION is set, from the version string's token (the one owner of this
+ * reading; uname -a and /proc/version both come here). scripts/mkcompile_h writes `PREEMPT` for
+ * CONFIG_PREEMPT, `PREEMPT_RT` for CONFIG_PREEMPT_RT, and (from the 5.18 series that let
+ * PREEMPT_DYNAMIC boot voluntary or none) `PREEMPT_DYNAMIC` for CONFIG_PREEMPT_DYNAMIC; each of
+ * the three selects CONFIG_PREEMPTION (PREEMPT_DYNAMIC through PREEMPT_BUILD, whatever model it
+ * boots with: Debian 6.1 is PREEMPT_VOLUNTARY=y with PREEMPT_DYNAMIC=y and writes
+ * PREEMPT_DYNAMIC). No token: none of the three, so CONFIG_PREEMPTION is not set, as on Debian
+ * 5.10 (`#1 SMP Debian 5.10.223-1`), where the lab saw the default pool equal the CPU count.
+ */
+export function preemptionOf(token: PreemptToken): boolean {
+  return token !== 'none';
+}
+
 export interface ProcVersionResult {
   release?: string;
   /** `#1 SMP PREEMPT_DYNAMIC ...` tokens that say how the kernel preempts. */
   smp?: boolean;
-  preempt?: 'none' | 'PREEMPT' | 'PREEMPT_DYNAMIC' | 'PREEMPT_RT';
+  preempt?: PreemptToken;
   /** The upstream point release a distribution build names in its version string ("Debian 5.10.223-1"). */
   upstream?: string;
   line?: number;
@@ -39,7 +61,7 @@ export function parseProcVersion(text: string): ProcVersionResult {
       // "(Debian 12.2.0-14)" comes before it): "#1 SMP Debian 5.10.223-1 (2024-08-10)".
       const upstream = /\bDebian (\d+\.\d+\.\d+)-/.exec(build[1] ?? '');
       if (upstream) v.upstream = upstream[1]!;
-      v.preempt = words.includes('PREEMPT_RT') ? 'PREEMPT_RT' : words.includes('PREEMPT_DYNAMIC') ? 'PREEMPT_DYNAMIC' : words.includes('PREEMPT') ? 'PREEMPT' : 'none';
+      v.preempt = preemptTokenOf(words);
     }
     return v;
   });
