@@ -45,7 +45,7 @@ export function auditCommand(ctx: CommandContext): Command {
     .option('--exclude <glob>', 'leave out paths matching this glob (repeatable; braces, classes and ** as picomatch reads them; a glob without / matches any part of a path)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--soft-fail', 'exit 0 whatever is found (bad input still exits 2)')
     .option('--no-warnings', 'text output: leave out warning findings')
-    .option('--verbose', 'text output of a batch: every case with its full reasons (default: only the cases that need attention, then the summary)')
+    .option('--verbose', 'text output: every case of a batch with its full reasons (default: only the cases that need attention, then the summary), and every missing fact (default: the three that decide most)')
     .option('-q, --quiet', 'text output: the summary alone')
     .option('--help-uri-base <url>', 'sarif: the absolute URL the docs/ links are resolved against (default: package.json homepage or repository, else the package on unpkg)', (v: string) => {
       if (!/^https?:\/\/\S+$/.test(v)) throw new InputError({}, '--help-uri-base: an absolute http(s) URL', JSON.stringify(v));
@@ -277,12 +277,12 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
           if (flagged) attention++;
           if (shown === 'none' || (shown === 'attention' && !flagged)) return;
           if (!input.writeup) {
-            out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data) })}\n`);
+            out(`${formatCaseText(v, { color: io.color, warnings: opts.warnings, collect: await collect(v, input.loaded.data), full: opts.verbose === true })}\n`);
             return;
           }
           // A write-up: the case report, then what was found in it and what it never establishes (with the commands).
-          const base = formatCaseText(v, { color: io.color, warnings: opts.warnings });
-          out(`${base}${formatWriteupText(input.writeup.extraction, v, await hintsFor(v, input.loaded.data), { color: io.color })}\n`);
+          const base = formatCaseText(v, { color: io.color, warnings: opts.warnings, missing: false });
+          out(`${base}${formatWriteupText(input.writeup.extraction, v, await hintsFor(v, input.loaded.data), { color: io.color, full: opts.verbose === true })}\n`);
         },
         skipped() {},
         end(s) {

@@ -10,6 +10,22 @@ export interface TextOptions {
   warnings?: boolean;
   /** For a missing fact, the command that collects it on the target (from rules/questions). */
   collect?: Record<string, string>;
+  /** Every missing fact (audit --verbose), not only the MISSING_SHOWN that decide most. */
+  full?: boolean;
+  /** Print the missing facts at all (default true; a write-up prints its own "never establishes"). */
+  missing?: boolean;
+}
+
+/**
+ * Missing facts a report shows by default: the ones that decide most (they come ranked), each
+ * with the command that collects it. The rest are named by count, with where to get them
+ * (--verbose, JSON): a list of thirty facts is not a next step (issue 21, output for a reader).
+ */
+export const MISSING_SHOWN = 3;
+
+/** The line that stands for the missing facts a report leaves out. */
+export function moreMissing(hidden: number): string {
+  return `... and ${hidden} more that would change the verdict: --verbose lists them (so does --format json)`;
 }
 
 const VERDICT_STYLE: Record<VerdictId, (c: ChalkInstance) => ChalkInstance> = {
@@ -113,17 +129,16 @@ export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
       out.push(wrap(c.because, 100, '      '));
     }
   }
-  if (v.missing.length) {
+  if (v.missing.length && opts.missing !== false) {
     out.push(`  missing   ${k.dim('(unknown facts that would change the verdict, most decisive first)')}`);
-    const shown = opts.collect ? v.missing.slice(0, 8) : [];
+    const shown = opts.full ? v.missing : v.missing.slice(0, MISSING_SHOWN);
     for (const fact of shown) {
       // Every line of the hint, whole: a multi-line recipe cut to its first line misleads.
       const [first, ...more] = (opts.collect?.[fact] ?? '').split('\n');
       out.push(`    ${fact}${first ? k.dim(`  <- ${first}`) : ''}`);
       for (const line of more) out.push(k.dim(`        ${line}`));
     }
-    const rest = v.missing.slice(shown.length);
-    if (rest.length) out.push(wrap(`${shown.length ? 'also: ' : ''}${rest.join(', ')}`, 100, '    '));
+    if (v.missing.length > shown.length) out.push(k.dim(`    ${moreMissing(v.missing.length - shown.length)}`));
   }
   out.push('  next');
   out.push(wrap(v.next, 100, '    '));

@@ -1,11 +1,11 @@
 import { Chalk } from 'chalk';
 import type { Hint } from '../report/hints.js';
-import { formatValue, wrap } from '../report/text.js';
+import { formatValue, MISSING_SHOWN, moreMissing, wrap } from '../report/text.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Extraction } from './extract.js';
 
 /** What `audit` adds for a write-up after the case report. Pure. */
-export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly Hint[], opts: { color: boolean }): string {
+export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly Hint[], opts: { color: boolean; full?: boolean }): string {
   const k = new Chalk({ level: opts.color ? 1 : 0 });
   const out: string[] = [];
   const loc = (l: number, c: number) => `${x.file}:${l}:${c}`;
@@ -45,12 +45,13 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
   if (v.missing.length === 0) out.push('    nothing that would change the verdict');
   // Every line of each hint, whole (report/hints.ts owns them, for the write-up's interface).
   const how = new Map(never.map((h) => [h.fact, h.lines]));
-  for (const fact of v.missing.slice(0, 10)) {
+  const shown = opts.full ? v.missing : v.missing.slice(0, MISSING_SHOWN);
+  for (const fact of shown) {
     const [first, ...more] = how.get(fact) ?? [];
     out.push(`    ${fact}${first ? k.dim(`  <- ${first}`) : ''}`);
     for (const line of more) out.push(k.dim(`        ${line}`));
   }
-  if (v.missing.length > 10) out.push(wrap(`also: ${v.missing.slice(10).join(', ')}`, 100, '    '));
+  if (v.missing.length > shown.length) out.push(k.dim(`    ${moreMissing(v.missing.length - shown.length)}`));
   return `${out.join('\n')}\n`;
 }
 

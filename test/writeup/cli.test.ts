@@ -39,7 +39,7 @@ function oneLine(r: { code: number | null; stderr: string }, pattern: RegExp) {
 
 describe('audit of write-ups', () => {
   it('audits write-ups and cases together, printing facts, claims and what is never established', () => {
-    const r = cli(['audit', '--no-color', path.join(dir, 'postmortem.md'), 'cases/table/writeup-no-counters.yaml']);
+    const r = cli(['audit', '--no-color', '--verbose', path.join(dir, 'postmortem.md'), 'cases/table/writeup-no-counters.yaml']);
     expect(r.code).toBe(1); // unsupported claims
     expect(r.stdout).toMatch(/facts found/);
     expect(r.stdout).toMatch(/postmortem\.md:4:13 {2}counters\.end\.nmissed = 99/);
@@ -47,6 +47,24 @@ describe('audit of write-ups', () => {
     expect(r.stdout).toMatch(/never establishes/);
     expect(r.stdout).toMatch(/counters\.start\.nmissed {2}<- .*\brp\.nmissed\b/); // the module's way to read it (src/report/hints.ts)
     expect(r.stdout).toMatch(/^writeup-no-counters/m);
+  });
+
+  it('names the three missing facts that decide most, with their commands, and the rest on --verbose (issue 21, output for a reader)', () => {
+    const listed = (out: string) => {
+      const block = out.slice(out.indexOf('never establishes'));
+      return [...block.matchAll(/^ {4}([a-z_]+\.[a-z_.]+)(?: {2}<- .*)?$/gm)].map((m) => m[1]);
+    };
+    const json = JSON.parse(cli(['audit', '--format', 'json', path.join(dir, 'postmortem.md')]).stdout) as { missing: string[] };
+    expect(json.missing.length).toBeGreaterThan(3);
+    const r = cli(['audit', '--no-color', path.join(dir, 'postmortem.md')]);
+    // The ranked list's head, in its order, then how many more and where they are.
+    expect(listed(r.stdout)).toEqual(json.missing.slice(0, 3));
+    expect(r.stdout).toContain(`... and ${json.missing.length - 3} more that would change the verdict: --verbose lists them`);
+    // The case part does not list them a second time.
+    expect(r.stdout).not.toMatch(/^ {2}missing {3}/m);
+    const v = cli(['audit', '--no-color', '--verbose', path.join(dir, 'postmortem.md')]);
+    expect(listed(v.stdout)).toEqual(json.missing);
+    expect(v.stdout).not.toContain('more that would change the verdict');
   });
 
   it('gives CRLF write-ups the same facts and positions', () => {
