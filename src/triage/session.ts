@@ -98,7 +98,8 @@ function questionHeader(q: Question, data: unknown, left: number, k: ChalkInstan
 /** The closing report: the justified verdict, then each unknown that matters with its command. */
 export function formatTriageEnd(verdict: CaseVerdict, plan: Plan, opts: { color: boolean; file: string; data?: unknown }): string {
   const k = new Chalk({ level: opts.color ? 1 : 0 });
-  let text = `\n${formatCaseText(verdict, { color: opts.color })}`;
+  // The unknowns are listed below with their questions and commands, not a second time in the case text.
+  let text = `\n${formatCaseText(verdict, { color: opts.color, missing: false })}`;
   const open = remainingUnknowns(plan);
   if (open.length) {
     text += `  still unknown ${k.dim('(answer these, then run triage again, to sharpen the verdict)')}\n`;
