@@ -694,7 +694,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   const refusedAt = lines.findIndex((l) => /^\s*cannot attach k(?:ret)?probe, /.test(l));
   const skippedAt = lines.findIndex((l) => /^Warning: could not attach probe \S+?, skipping\.?$/.test(l.trim()));
   const err = r.errors[0];
-  const failedAt = refusedAt >= 0 ? refusedAt + 1 : skippedAt >= 0 ? skippedAt + 1 : err && (!r.attached || /attach/i.test(err.message)) ? err.line : undefined;
+  // After "Attaching", an error that names the attach or a symbol it could not find is the attach failing.
+  const failedAt = refusedAt >= 0 ? refusedAt + 1 : skippedAt >= 0 ? skippedAt + 1 : err && (!r.attached || /attach|not found|Could not resolve|No such|unknown symbol/i.test(err.message)) ? err.line : undefined;
   if (failedAt !== undefined) {
     const reason = refusedAt >= 0 ? (lines[refusedAt] ?? '').trim().replace(/^cannot attach k(?:ret)?probe, /, '') : err?.message;
     const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bpftraceProbes, parseBpftoolProgs, parseBpftraceOutput, parseDmesg, parsePerfProbe } from '../../src/evidence/index.js';
+import { readArtifact } from '../../src/evidence/artifacts.js';
 
 describe('bpftrace output', () => {
   it('reads the attach line, scalar maps, lost events and leaves histograms out', () => {
@@ -16,6 +17,15 @@ describe('bpftrace output', () => {
     const r = parseBpftraceOutput("stdin:1:1-27: ERROR: kretprobe target 'ublk_complete_rq' not found\n");
     expect(r.errors).toEqual([{ line: 1, message: "kretprobe target 'ublk_complete_rq' not found" }]);
     expect(r.attached).toBeUndefined();
+  });
+
+  it('an error naming a symbol it could not find, after "Attaching", is the attach failing, not a session that ran', () => {
+    const facts = (text: string) => Object.fromEntries(readArtifact('bpftrace', text).facts.map((f) => [f.path, f.value]));
+    const failed = facts('Attaching 1 probe...\nERROR: Could not resolve symbol: vfs_fsync_range\n');
+    expect(failed['probe.registration.result']).toBe('ENOENT');
+    expect(failed['probe.armed']).toBeUndefined();
+    // A session that printed its maps after attaching did run armed.
+    expect(facts('Attaching 1 probe...\n@returns: 3\n')).toMatchObject({ 'probe.registration.result': 'ok', 'probe.armed': true });
   });
 
   it.each([
