@@ -308,6 +308,21 @@ describe('load generators, "cannot be traced", SystemTap skipped probes (issue 2
     const x = read("i use here for trace app schedule out and schedule in, but can't trace schedule in.\n");
     expect(x.claims.map((c) => c.kind)).toEqual(['other']);
   });
+  it('"a probe on return - handler is just not called" is a claim about the probe (https://github.com/iovisor/bcc/issues/1016)', () => {
+    const x = read('- almost always we have the problem with a probe on return - handler is just not called.\n');
+    expect(x.claims.map((c) => c.kind)).toEqual(['other']);
+  });
+  it.each([
+    ['Returns went missing in 3 of 20 runs.', ['other']],
+    ['In 3 out of 20 test runs the kretprobe did not fire.', ['other']],
+    ['The return handler never runs while the function blocks.', ['other']],
+    // Not a claim: a count with nothing missing, none at all, or hedged.
+    ['We ran the test 20 times.', []],
+    ['In 0 of 20 runs anything went missing.', []],
+    ['Maybe the return handler never runs.', []],
+  ])('a count of runs with missing returns, or a handler that never runs, is a claim: %s', (text, kinds) => {
+    expect(read(`${text}\n`).claims.map((c) => c.kind)).toEqual(kinds);
+  });
   it('a question about tracing a return is not a claim', () => {
     expect(read("Why can't I trace the return of schedule?\n").claims).toEqual([]);
   });
