@@ -179,6 +179,13 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const iface = facts.filter((f) => f.path === 'probe.interface' && f.about === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
     for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.about !== undefined && facts[i]!.about !== iface) facts.splice(i, 1);
   }
+  // What a sentence states of a named function is the case's only when the case's probe is on
+  // it: with a target established otherwise (an artifact, the block, a sentence that only names
+  // it), statements about another function are that function's, not a disagreement.
+  if (facts.some((f) => f.ofTarget !== undefined)) {
+    const target = facts.filter((f) => f.path === 'probe.target' && f.ofTarget === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
+    if (target !== undefined) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.ofTarget !== undefined && facts[i]!.ofTarget !== target) facts.splice(i, 1);
+  }
   claims.sort(byPosition);
   notClaims.sort(byPosition);
 

@@ -35,6 +35,12 @@ export interface WriteupFact {
   entryProbe?: true;
   /** Stated as a correction of what the write-up said before: it replaces earlier values of its field. */
   corrects?: true;
+  /**
+   * The function the sentence states this of ("since 5.10 do_sys_open is no longer called"): a
+   * pattern that names its subject sets probe.target with the rest. The case's only when its probe
+   * is on that function (issue 21 class 6, whose fact).
+   */
+  ofTarget?: string;
 }
 
 const KNOWN_ERRNOS = new Set(Object.values(ERRNO_NAMES));

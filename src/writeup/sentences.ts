@@ -286,6 +286,10 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       if (!p.quoted && hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
       const entryProbe = p.probe !== undefined && fill(p.probe, groups).toLowerCase() === 'kprobe';
+      // A pattern that names the function it speaks of (it sets probe.target beside other fields)
+      // binds those fields to that function.
+      const subjectT = p.entries.length > 1 ? p.entries.find(([pathT]) => pathT === 'probe.target')?.[1] : undefined;
+      const subject = typeof subjectT === 'string' ? fill(subjectT, groups) : undefined;
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
         if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
@@ -307,6 +311,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         const f: WriteupFact = { path, value, line: pos.line, col: pos.col, text: m[0], origin: implied ? 'implied' : 'sentence', via: p.id };
         if (entryProbe) f.entryProbe = true;
         if (correcting(i)) f.corrects = true;
+        if (subject) f.ofTarget = subject;
         // A kernel the sentence says works ("works on 5.4.0-42-generic, fails on 5.10.0-8-amd64") is
         // the working machine's, another subject than the failure the case is about: never blended
         // into the case (issue 21 class 5).

@@ -459,3 +459,18 @@ describe('a quoted refusal the author says did not appear (issue 21 class 1)', (
     expect(at(extractWriteup(`# t\n\n${text}\n`, 'thread.md', lex).case as unknown as Obj, 'probe.registration.result')).toBeUndefined();
   });
 });
+
+// class 6, whose fact: what a sentence states of a function it names is that function's.
+describe('statements about a function bound to it (issue 21 class 6)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  it('a coverage statement about another function than the probe\'s is not the case\'s, nor a disagreement', () => {
+    const x = read('A kretprobe on vfs_write misses calls.\n\nOn this kernel vfs_write is inlined into ksys_write.\n\nSince 5.10 do_sys_open is no longer called on the open path.\n');
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'coverage.inlined_call_sites'), at(c, 'coverage.not_called_since')]).toEqual(['vfs_write', 'some', undefined]);
+    expect(x.conflicts).toEqual([]);
+  });
+  it('with no other target, the function the sentence names is the probe\'s', () => {
+    const c = read('Since 5.10 do_sys_open is no longer called on the open path.\n').case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'coverage.not_called_since')]).toEqual(['do_sys_open', '5.10']);
+  });
+});
