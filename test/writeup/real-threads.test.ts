@@ -474,3 +474,18 @@ describe('statements about a function bound to it (issue 21 class 6)', () => {
     expect([at(c, 'probe.target'), at(c, 'coverage.not_called_since')]).toEqual(['do_sys_open', '5.10']);
   });
 });
+
+describe('sentence readings that took too much (issue 21 classes 3 and 4)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+  it.each([
+    // The sentence's full stop is not part of the symbol; a clone's suffix is.
+    ['A kretprobe on tcp_sendmsg.', 'probe.target', 'tcp_sendmsg'],
+    ['A kretprobe on do_sys_open.isra.0 works.', 'probe.target', 'do_sys_open.isra.0'],
+    // Entries said to lack their exit are the unpaired ones, not every entry.
+    ['We see lots of unpaired enter events: 120 entries without a matching exit.', 'ledger.entries', undefined],
+    ['We saw 40 entries and 38 returns.', 'ledger.entries', 40],
+    ['The agent reported 37 lost events in its metrics.', 'ledger.lost_events', 37],
+  ])('%s', (text, field, want) => {
+    expect(at(read(`${text}\n`), field)).toBe(want);
+  });
+});
