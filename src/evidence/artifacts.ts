@@ -384,6 +384,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           f.add('probe.registration.result', ERRNO_NAMES[rep.registerFailed.errno] ?? `errno ${rep.registerFailed.errno}`, rep.line, 'err', about);
           if (rep.symbol) f.add('probe.target', rep.symbol, rep.line, rep.symbol, about);
         }
+        if (rep.maxactive !== undefined) f.add('probe.maxactive.effective', rep.maxactive, rep.line, 'maxactive', subject);
         if (rep.nmissed !== undefined) {
           f.add('counters.end.nmissed', rep.nmissed, rep.line, rep.nmissed, subject);
           f.add('counters.source', 'module-field', rep.line, rep.nmissed, subject);

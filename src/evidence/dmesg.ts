@@ -25,6 +25,11 @@ export interface DmesgProbeReport {
   nmissed?: number;
   /** `kp.nmissed=N` / `rp.kp.nmissed N`: the embedded kprobe's counter. */
   kprobeNmissed?: number;
+  /**
+   * `maxactive=N` / `rp.maxactive N` printed beside a counter: read from a registered kretprobe, so
+   * the pool it got (register_kretprobe writes the default back into a nonpositive maxactive).
+   */
+  maxactive?: number;
   symbol?: string;
 }
 
@@ -95,6 +100,9 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
     r.nmissed = parseCounter(rp[1] ?? '');
     any = true;
   }
+  // The pool, only beside a counter of the same line (a module printing its struct).
+  const pool = r.nmissed !== undefined || r.kprobeNmissed !== undefined ? /(?<![.\w])(?:rp\.)?maxactive[=: ]\s*([0-9]+)\b/.exec(msg) : null;
+  if (pool) r.maxactive = parseCounter(pool[1] ?? '');
   return any ? r : undefined;
 }
 

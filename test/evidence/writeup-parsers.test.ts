@@ -59,6 +59,15 @@ describe('dmesg lines of a probe module', () => {
     ]);
     expect(r.lines).toHaveLength(5);
   });
+
+  it('reads the pool a module prints beside its counter as the pool the registration got', () => {
+    const text = '[   50.100000] my_probe: kretprobe vfs_read: nmissed=5 maxactive=20\n[   51.000000] my_probe: maxactive=64 requested\n';
+    expect(parseDmesg(text).reports.map((x) => [x.line, x.nmissed, x.maxactive])).toEqual([[1, 5, 20]]);
+    const facts = readArtifact('dmesg', text).facts.map((f) => [f.path, f.value]);
+    expect(facts).toContainEqual(['probe.maxactive.effective', 20]);
+    // A pool with no counter beside it (a request, a log of settings) is not read as the registration's.
+    expect(facts.filter(([p]) => p === 'probe.maxactive.effective')).toHaveLength(1);
+  });
 });
 
 describe('perf probe output', () => {
