@@ -149,6 +149,14 @@ const readsAll = <T extends { problems: unknown[] }>(parse: (t: string) => T, n:
 };
 
 /** `uname -a`: "Linux NODE RELEASE #VERSION ...", the node name sometimes left out. */
+/**
+ * A tool's report of a refused write to kprobe_events, the definition quoted, then the error:
+ * gobpf's `cannot write "r:x x" to kprobe_events: write .../kprobe_events: no such file or
+ * directory`, cilium/ebpf's `writing 'r:x x' to kprobe_events: ...`, tracee's `failed to add kprobe
+ * 'p:kprobes/x x': -17`. The errno is the strerror text or the negative number at the end.
+ */
+const TOOL_WRITE = /\b(?:cannot write|writing|failed to add k(?:ret)?probe)\s+(["'])([pr]\d*:.+?)\1(?:\s+to\s+\S*kprobe_events)?:\s*(?:.*:\s*)?(.+?)\s*$/im;
+
 /** `CONFIG_X=value` or `# CONFIG_X is not set` (value n). */
 const CONFIG_LINE = /^\s*(?:CONFIG_([A-Z0-9_]+)=(\S*)|# CONFIG_([A-Z0-9_]+) is not set)\s*$/;
 
@@ -414,11 +422,23 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'kprobe_events-write',
     command: /^echo\b.*kprobe_events/,
+    // A tool's own report of a refused write (gobpf: cannot write "r:kretprobes/x x" to kprobe_events: ...).
+    sniff: (text) => TOOL_WRITE.test(text),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
       let last: KprobeEventDef | undefined;
       lines.forEach((l, i) => {
+        const tool = TOOL_WRITE.exec(l);
+        if (tool) {
+          const def = parseKprobeEventLine(tool[2] ?? '');
+          if (typeof def === 'string') return;
+          definitionFacts(f, def, i + 1, false);
+          const reason = (tool[3] ?? '').trim();
+          f.add('probe.registration.result', errnoForStrerror(reason) ?? 'error', i + 1, reason, defSubject(def));
+          if (reason) f.add('probe.registration.reason', reason, i + 1, reason, defSubject(def));
+          return;
+        }
         // The shell's report of a refused write is the errno the kernel returned: "sh: write error: Invalid argument".
         const refused = /\bwrite error: (.+)$/.exec(l);
         if (refused && last) {

@@ -53,6 +53,18 @@ const ROWS: Array<{ name: string; url: string; text: string; facts: Record<strin
     ].join('\n'),
     facts: { 'counters.end.nmissed': 0, 'counters.end.hits': 74381756, 'ledger.entry_events': 74382094, 'counters.source': 'kprobe_profile' },
   },
+  {
+    name: 'class 1: a tool\'s report of a refused kprobe_events write, the definition quoted and the negative errno after it',
+    url: 'https://github.com/aquasecurity/tracee/issues/639',
+    text: ["$sudo ./tracee/dist/tracee-ebpf --trace pid=new", "failed to add kprobe 'p:kprobes/psecurity_bprm_check security_bprm_check': -17", 'failed to create kprobe event: -17'].join('\n'),
+    facts: { 'probe.interface': 'tracefs', 'probe.target': 'security_bprm_check', 'probe.registration.result': 'EEXIST' },
+  },
+  {
+    name: 'class 1 (ours): gobpf\'s "cannot write ... to kprobe_events", the strerror of the write at the end',
+    url: 'our own example',
+    text: '2024/01/02 10:00:00 error: cannot write "r:kretprobes/rtcp_v4_connect tcp_v4_connect" to kprobe_events: write /sys/kernel/debug/tracing/kprobe_events: no such file or directory',
+    facts: { 'probe.interface': 'tracefs', 'probe.target': 'tcp_v4_connect', 'probe.registration.result': 'ENOENT' },
+  },
 ];
 
 describe('reader classes on real threads (issue 21)', () => {
