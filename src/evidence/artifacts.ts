@@ -192,6 +192,9 @@ const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]
 /** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples", ftrace's "[LOST N EVENTS]". */
 const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\[LOST (\d+) EVENTS\]/im;
 
+/** perf's report of its own lost records: "Processed N events and lost M chunks!", "# Total Lost Samples: N". */
+const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost Samples:\s*(\d+)\b/i;
+
 const GO_SYMBOL = /^\s*symbol '([A-Za-z_][\w.]*)' not found: (.+)$/m;
 
 /** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
@@ -599,20 +602,38 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // buffer, ftrace's ring-buffer marker): records lost after the probe fired, the ledger's
     // lost-events fact, never the kretprobe's nmissed.
     kind: 'lost-events',
-    sniff: (text) => (text.includes('lost') || text.includes('LOST') || text.includes('Lost')) && LOST_LINE.test(text),
+    sniff: (text) => (text.includes('lost') || text.includes('LOST') || text.includes('Lost')) && (LOST_LINE.test(text) || PERF_LOST.test(text)),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
       let total = 0;
       let first: { line: number; needle: string } | undefined;
+      // A tracer's own buffer (perf's, a BPF ring or perf buffer): what it says it lost is its
+      // loss, not the trace's; perf's chunks are a floor (each PERF_RECORD_LOST is at least one sample).
+      let overruns = 0;
+      let firstOverrun: { line: number; needle: string } | undefined;
       lines.forEach((l, i) => {
+        const p = PERF_LOST.exec(l);
+        if (p) {
+          overruns += Number(p[1] ?? p[2]);
+          firstOverrun ??= { line: i + 1, needle: p[0] };
+          return;
+        }
         const m = LOST_LINE.exec(l);
         const n = m ? Number(m[1] ?? m[2] ?? m[3] ?? m[4]) : NaN;
         if (!Number.isSafeInteger(n)) return;
+        // Only ftrace's marker is the trace's own loss; the others are a BPF tool's buffer
+        // (docs/case-format.md: lost_events [LOST N EVENTS], buffer_overruns a tracer's buffers).
+        if (m![4] === undefined) {
+          overruns += n;
+          firstOverrun ??= { line: i + 1, needle: m![0] };
+          return;
+        }
         total += n;
         first ??= { line: i + 1, needle: m![0] };
       });
       if (first) f.add('ledger.lost_events', total, first.line, first.needle.trim());
+      if (firstOverrun) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
       return { kind: 'lost-events', facts: f.facts, problems: [] };
     },
   },
@@ -767,8 +788,9 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       f.add('ledger.returns', returns.length, returns[0]?.n ?? at, `kretprobe:${pair}`, subject);
     }
   }
+  // bpftrace's "Lost N events" is its perf/ring buffer's loss (docs/case-format.md buffer_overruns).
   const lost = r.lost.reduce((s, x) => s + x.count, 0);
-  if (r.lost.length) f.add('ledger.lost_events', lost, r.lost[0]!.line, 'Lost');
+  if (r.lost.length) f.add('ledger.buffer_overruns', lost, r.lost[0]!.line, 'Lost');
   // A script that reads `struct kretprobe` as the probe is unregistered prints its fields: the
   // registration's final miss count and its pool as allocated (what the kernel set, default or not).
   if (/\bunregister_kretprobe\b/.test(text) && /struct kretprobe\b/.test(text)) {

@@ -70,6 +70,17 @@ describe('dmesg lines of a probe module', () => {
   });
 });
 
+describe('perf\'s own lost records', () => {
+  it('are a tracer buffer\'s loss (a floor: a lost chunk is at least one sample), never the trace\'s LOST markers', () => {
+    const facts = (text: string) => readArtifact('lost-events', text).facts.map((f) => [f.path, f.value]);
+    expect(facts('[ perf record: Woken up 1 times to write data ]\nWarning:\nProcessed 1000 events and lost 7 chunks!\n\nCheck IO/CPU overload!\n')).toEqual([['ledger.buffer_overruns', 7]]);
+    expect(facts('# Total Lost Samples: 42\n#\n# Samples: 1K of event probe:vfs_read__return\n')).toEqual([['ledger.buffer_overruns', 42]]);
+    expect(facts('# Total Lost Samples: 0\n')).toEqual([['ledger.buffer_overruns', 0]]);
+    // ftrace's markers stay the trace's own.
+    expect(facts('  cat-1 [000] ..... 1.0: gate: (a <- b)\nCPU:0 [LOST 3 EVENTS]\n')).toEqual([['ledger.lost_events', 3]]);
+  });
+});
+
 describe('perf probe output', () => {
   it('reads an added return event, with and without a module', () => {
     const r = parsePerfProbe('Added new event:\n  probe:ext4_sync_file__return (on ext4_sync_file%return)\n\nYou can now use it in all perf tools, such as:\n\n\tperf record -e probe:ext4_sync_file__return -aR sleep 1\n');

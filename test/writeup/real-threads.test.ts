@@ -184,16 +184,16 @@ const THREADS: Array<{ name: string; url: string; text: string; facts: Record<st
     facts: { 'probe.armed': false },
   },
   {
-    name: 'class 4: ply\'s lost-event line is the ledger\'s lost events',
+    name: 'class 4: ply\'s lost-event line is its buffer\'s loss (buffer_overruns), never the trace\'s LOST markers or nmissed',
     url: 'https://github.com/wkz/ply/issues/16',
     text: 'After a little bit ply quits with this message:\n\n```\nerror: lost 52 eventsply: deactivating\nERR:75\n```\n',
-    facts: { 'ledger.lost_events': 52, 'counters.end.nmissed': undefined },
+    facts: { 'ledger.buffer_overruns': 52, 'ledger.lost_events': undefined, 'counters.end.nmissed': undefined },
   },
   {
     name: 'class 4: an agent\'s ring-buffer lost counter, and its pairing of events by thread id',
     url: 'https://github.com/cilium/tetragon/pull/422',
     text: "At the moment we merge kprobe events by matching the 'thread_id', which can lead to wrong events in case we have LOST events like in following sequence of received events.\n\n```\n        Ring buffer:        received=1829323, lost=58838568, errors=0\n        Merged events:      pushed=1252435, ok=230527, errors=1021908\n```\n",
-    facts: { 'ledger.lost_events': 58838568, 'ledger.identity': 'task-only', 'counters.end.nmissed': undefined },
+    facts: { 'ledger.buffer_overruns': 58838568, 'ledger.lost_events': undefined, 'ledger.identity': 'task-only', 'counters.end.nmissed': undefined },
   },
   {
     name: 'class 1: LKRG\'s log of a refused register_kretprobe() names the function and the errno',
