@@ -24,8 +24,9 @@ export function preemptTokenOf(words: readonly string[]): PreemptToken {
 /**
  * Whether CONFIG_PREEMPTION is set, from the version string's token (the one owner of this
  * reading; uname -a and /proc/version both come here). scripts/mkcompile_h writes `PREEMPT` for
- * CONFIG_PREEMPT, `PREEMPT_RT` for CONFIG_PREEMPT_RT, and (from the 5.18 series that let
- * PREEMPT_DYNAMIC boot voluntary or none) `PREEMPT_DYNAMIC` for CONFIG_PREEMPT_DYNAMIC; each of
+ * CONFIG_PREEMPT, `PREEMPT_RT` for CONFIG_PREEMPT_RT, and `PREEMPT_DYNAMIC` for
+ * CONFIG_PREEMPT_DYNAMIC (since "sched/preempt: Tell about PREEMPT_DYNAMIC on kernel headers",
+ * 2022; such kernels wrote `PREEMPT` before it); each of
  * the three selects CONFIG_PREEMPTION (PREEMPT_DYNAMIC through PREEMPT_BUILD, whatever model it
  * boots with: Debian 6.1 is PREEMPT_VOLUNTARY=y with PREEMPT_DYNAMIC=y and writes
  * PREEMPT_DYNAMIC). No token: none of the three, so CONFIG_PREEMPTION is not set, as on Debian
