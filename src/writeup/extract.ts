@@ -117,6 +117,13 @@ function refines(path: string, a: WriteupFact['value'], b: WriteupFact['value'])
   return path === 'probe.registration.result' && b === 'error' && typeof a === 'string' && a !== 'ok' && a !== 'error';
 }
 
+/** The value of `path` its strongest stated source gives, among the facts `own` keeps (never an implied default). */
+function strongestStated(facts: readonly WriteupFact[], path: string, own: (f: WriteupFact) => boolean): WriteupFact['value'] | undefined {
+  let best: WriteupFact | undefined;
+  for (const f of facts) if (f.path === path && f.origin !== 'implied' && own(f) && (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin])) best = f;
+  return best?.value;
+}
+
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
 export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
   const kind = sniffKind(text, file);
@@ -176,14 +183,14 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   // A setting stated of another tool than the one the case's probe is made with (or when that is not
   // known) is not the case's: two subjects, or unknown, never a blend.
   if (facts.some((f) => f.about !== undefined)) {
-    const iface = facts.filter((f) => f.path === 'probe.interface' && f.about === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
+    const iface = strongestStated(facts, 'probe.interface', (f) => f.about === undefined);
     for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.about !== undefined && facts[i]!.about !== iface) facts.splice(i, 1);
   }
   // What a sentence states of a named function is the case's only when the case's probe is on
   // it: with a target established otherwise (an artifact, the block, a sentence that only names
   // it), statements about another function are that function's, not a disagreement.
   if (facts.some((f) => f.ofTarget !== undefined)) {
-    const target = facts.filter((f) => f.path === 'probe.target' && f.ofTarget === undefined && f.origin !== 'implied').reduce<WriteupFact | undefined>((best, f) => (!best || ORIGIN_RANK[f.origin] > ORIGIN_RANK[best.origin] ? f : best), undefined)?.value;
+    const target = strongestStated(facts, 'probe.target', (f) => f.ofTarget === undefined);
     if (target !== undefined) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.ofTarget !== undefined && facts[i]!.ofTarget !== target) facts.splice(i, 1);
   }
   claims.sort(byPosition);
