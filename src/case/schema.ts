@@ -69,6 +69,7 @@ export const caseSchema = z
         arch: text('uname -m'),
         possible_cpus: z.union([cpuCount, z.literal(UNKNOWN)]).nullish().describe('possible CPUs: a count, or the sysfs list form "0-3,8-11" (= 8)'),
         preemption: flag('CONFIG_PREEMPTION is set (PREEMPT, PREEMPT_RT or PREEMPT_DYNAMIC): decides the default pool before 6.2'),
+        observed_by: maybe(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'a date, YYYY-MM-DD' }), 'a date (YYYY-MM-DD) the kernel was seen running by (a write-up\'s latest post or mail date): a kernel running then has no change first posted after it'),
       })
       .strict()
       .optional(),

@@ -58,6 +58,10 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
     case 'probe.event':
     case 'counters.event':
       return labels(known, ['probe.event', 'counters.event'], 'other-event');
+    case 'kernel.observed_by':
+      // An unknown date bounds nothing: a late enough one is always possible, and with it every
+      // release keeps its own answer. No completion needs to pick one.
+      return [];
     case 'probe.registration.result':
       return ['ok', 'EINVAL'];
     case 'probe.target':

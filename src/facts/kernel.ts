@@ -1,17 +1,15 @@
 import { countCpuList } from '../kernel/cpus.js';
-import { CHANGES, defaultPool, hasChange, parseRelease, type ChangeName } from '../kernel/history.js';
+import { CHANGES, defaultPool, hasChangeBy, parseRelease, releasePostdates, type ChangeName } from '../kernel/history.js';
 import { num, str, type Derivation } from './derive.js';
 
 /** A fact of the release from the kernel model: true, false, or unknown where it cannot place it. */
 function releaseHas(name: string, change: ChangeName, section: string, description: string): Derivation {
   return {
     name, type: 'boolean', description, basis: `kernel-history.md ${section}, ${CHANGES[change].commit}`,
-    // kernel.version is listed so that a release the model cannot place names what would place it.
-    inputs: ['kernel.upstream_release', 'kernel.version'],
-    derive: (i) => {
-      const release = str(i, 'kernel.upstream_release');
-      return release === undefined ? undefined : hasChange(release, change);
-    },
+    // kernel.version is listed so that a release the model cannot place names what would place it;
+    // kernel.observed_by, because a kernel seen running before the change cannot have it.
+    inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.observed_by'],
+    derive: (i) => hasChangeBy(str(i, 'kernel.upstream_release'), change, str(i, 'kernel.observed_by')),
   };
 }
 
@@ -44,7 +42,18 @@ export const KERNEL: readonly Derivation[] = [
   {
     name: 'capacity.default_maxactive', type: 'number', basis: `kernel-history.md §2, ${CHANGES.defaultPoolUnconditional.commit}`,
     description: 'the pool a nonpositive maxactive gets on this kernel: max(10, 2 x possible CPUs) from 6.2 (6.1.3, 6.0.17) or with CONFIG_PREEMPTION, the CPU count before that without it',
-    inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.preemption', 'kernel.possible_cpu_count'],
-    derive: (i) => defaultPool(str(i, 'kernel.upstream_release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count')),
+    inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.preemption', 'kernel.possible_cpu_count', 'kernel.observed_by'],
+    derive: (i) => defaultPool(str(i, 'kernel.upstream_release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count'), str(i, 'kernel.observed_by')),
+  },
+  {
+    name: 'kernel.release_postdates_observation', type: 'boolean', basis: 'kernel-history.md (each change with its commit and the date no kernel can carry it before)',
+    description: 'the release places a change that no kernel seen running by kernel.observed_by can have: the release and the date contradict each other',
+    inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.observed_by'],
+    derive: (i) => {
+      const release = str(i, 'kernel.upstream_release');
+      const by = str(i, 'kernel.observed_by');
+      if (release === undefined || by === undefined) return undefined;
+      return releasePostdates(release, by) !== undefined;
+    },
   },
 ];

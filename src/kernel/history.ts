@@ -40,6 +40,12 @@ export interface Change {
   stable: Array<[number, number, number | undefined]>;
   commit: string;
   effect: string;
+  /**
+   * A date before which no kernel can carry the change: earlier than the patch's first posting,
+   * so a vendor that picked it off the list early is covered too. Kernels seen running before it
+   * (a post's date, a collection date: `kernel.observed_by`) lack the change whatever their release.
+   */
+  notBefore: string;
 }
 
 export const CHANGES = {
@@ -57,6 +63,9 @@ export const CHANGES = {
     stable: [[5, 4, 174], [5, 10, 94], [5, 15, 17], [5, 16, 3]],
     commit: 'dfea08a2116f "tracing/kprobes: nmissed not showed correctly for kretprobe"',
     effect: 'kprobe_profile miss column of a return event = kp.nmissed + rp.nmissed',
+    // The patch is from the 5.17 cycle (merged for 5.17-rc1, January 2022; the stable series above
+    // are of 2022-01-24). A floor a year before that.
+    notBefore: '2021-01-01',
   },
   /** Default maxactive is max(10, 2 x possible CPUs) whatever the preemption model. */
   defaultPoolUnconditional: {
@@ -67,6 +76,8 @@ export const CHANGES = {
     stable: [[6, 1, 3], [6, 0, 17]],
     commit: '3b7ddab8a19a "kprobes: kretprobe events missing on 2-core KVM guest"',
     effect: 'default maxactive max(10, 2 x num_possible_cpus()) on every kernel',
+    // A 6.2-cycle fix (merged December 2022, stable series of 2023-01-02). A floor a year before.
+    notBefore: '2022-01-01',
   },
   /** A kprobe BPF perf link and a kprobe_multi link report `missed`. */
   bpfLinkMissed: {
@@ -74,6 +85,8 @@ export const CHANGES = {
     stable: [],
     commit: '3acf8ace6823 "bpf: Add missed value to kprobe perf link info", e2b2cd592adb (kprobe_multi)',
     effect: 'bpf_link_info ... missed (bpftool link show: missed N)',
+    // bpf-next for 6.7 (September 2023, "Networking for 6.7"). A floor months before the series.
+    notBefore: '2023-01-01',
   },
   /** fprobe exits run on the function-graph shadow stack: no instance pool at all. */
   fprobeWithoutPool: {
@@ -81,6 +94,9 @@ export const CHANGES = {
     stable: [],
     commit: '4346ba160409, a2224559cbba "tracing/fprobe: Remove nr_maxactive from fprobe"',
     effect: 'fprobe exit handlers have no rethook pool; fN: is rejected',
+    // Merged for 6.14 (January 2025); the fprobe-on-fgraph series was first posted in 2023. A
+    // floor before its first version.
+    notBefore: '2023-01-01',
   },
 } as const satisfies Record<string, Change>;
 
@@ -102,17 +118,41 @@ export function hasChange(release: string, change: ChangeName): boolean | undefi
   return line[2] === undefined ? undefined : r.patch >= line[2];
 }
 
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `hasChange`, also knowing a date the kernel was seen running by (`kernel.observed_by`): a
+ * kernel running before a change's `notBefore` lacks it whatever its release, so a release the
+ * model cannot place (a vendor build, or none given) still has an answer. The release decides
+ * first; where it says the change is there and the date says it cannot be, the evidence
+ * contradicts itself (releasePostdates) and the release's answer stands for the rule that reads it.
+ */
+export function hasChangeBy(release: string | undefined, change: ChangeName, observedBy: string | undefined): boolean | undefined {
+  const byRelease = release === undefined ? undefined : hasChange(release, change);
+  if (byRelease !== undefined) return byRelease;
+  return observedBy !== undefined && DATE.test(observedBy) && observedBy < CHANGES[change].notBefore ? false : undefined;
+}
+
+/**
+ * The first change the release places as present that no kernel seen running by `observedBy`
+ * can have: the release and the date cannot both be right. Undefined when they agree, or when
+ * either is unknown.
+ */
+export function releasePostdates(release: string | undefined, observedBy: string | undefined): ChangeName | undefined {
+  if (release === undefined || observedBy === undefined || !DATE.test(observedBy)) return undefined;
+  return (Object.keys(CHANGES) as ChangeName[]).find((c) => observedBy < CHANGES[c].notBefore && hasChange(release, c) === true);
+}
+
 /**
  * The default pool a nonpositive maxactive gets (kernel-history.md §2): on kernels with
  * 3b7ddab8a19a, max(10, 2 x possible CPUs); before it, that only with CONFIG_PREEMPTION and
  * num_possible_cpus() without it.
  */
-export function defaultPool(release: string | undefined, preemption: boolean | undefined, possibleCpus: number | undefined): number | undefined {
+export function defaultPool(release: string | undefined, preemption: boolean | undefined, possibleCpus: number | undefined, observedBy?: string): number | undefined {
   if (possibleCpus === undefined) return undefined;
   const modern = Math.max(10, 2 * possibleCpus);
   if (preemption === true) return modern;
-  if (release === undefined) return undefined;
-  const unconditional = hasChange(release, 'defaultPoolUnconditional');
+  const unconditional = hasChangeBy(release, 'defaultPoolUnconditional', observedBy);
   if (unconditional === true) return modern;
   if (unconditional === false && preemption === false) return possibleCpus;
   return undefined;

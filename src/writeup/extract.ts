@@ -153,6 +153,10 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     }
   }
   const prose = readProse(sentences, lex);
+  // The date the kernel was seen running by: the latest date the write-up gives its posts or
+  // itself (a kernel cannot carry a change first posted after it, src/kernel/history.ts).
+  const dated = observedBy(text);
+  if (dated) facts.push(dated);
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
@@ -243,4 +247,52 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
   return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: checked.data };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const iso = (y: string, m: number, d: string) => `${y}-${String(m).padStart(2, '0')}-${d.padStart(2, '0')}`;
+
+/**
+ * The latest date among the write-up's own dates: a `Date:` line (mail headers, a metadata list:
+ * "Date: 2017-02-23", "Date: Thu, 23 Feb 2017 10:00:00 +0000"), a post heading that ends with
+ * its date ("## alban · comment · 2017-03-23"), GitHub's "commented on Feb 23, 2017". Dates in
+ * prose (plans, release dates, commit dates) are not read. Every observation the write-up reports
+ * was made by its latest date, so that one bounds every kernel in it; an earlier one would not.
+ */
+export function observedBy(text: string): WriteupFact | undefined {
+  let best: WriteupFact | undefined;
+  const lines = text.split('\n');
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n]!;
+    let m: RegExpExecArray | null;
+    let date: string | undefined;
+    let at = 0;
+    let said = '';
+    if ((m = /^(?:[-*]\s+)?(?:\*\*)?Date:(?:\*\*)?\s+(?:(\d{4})-(\d{2})-(\d{2})\b|(?:[A-Z][a-z]{2},\s+)?(\d{1,2})\s+([A-Z][a-z]{2})\s+(\d{4})\b)/.exec(line))) {
+      if (m[1]) date = `${m[1]}-${m[2]}-${m[3]}`;
+      else {
+        const month = MONTHS.indexOf(m[5]!.toLowerCase());
+        if (month >= 0) date = iso(m[6]!, month + 1, m[4]!);
+      }
+      at = m.index;
+      said = m[0];
+    } else if ((m = /^#{1,6}\s.*\s·\s(\d{4})-(\d{2})-(\d{2})\s*$/.exec(line))) {
+      date = `${m[1]}-${m[2]}-${m[3]}`;
+      at = line.lastIndexOf(date);
+      said = date;
+    } else if ((m = /\bcommented on ([A-Z][a-z]{2})[a-z]* (\d{1,2}), (\d{4})\b/.exec(line))) {
+      const month = MONTHS.indexOf(m[1]!.toLowerCase());
+      if (month >= 0) date = iso(m[3]!, month + 1, m[2]!);
+      at = m.index;
+      said = m[0];
+    }
+    if (date === undefined || !validDate(date)) continue;
+    if (!best || date > (best.value as string)) best = { path: 'kernel.observed_by', value: date, line: n + 1, col: at + 1, text: said, origin: 'artifact', via: 'date' };
+  }
+  return best;
+}
+
+function validDate(d: string): boolean {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d;
 }
