@@ -48,7 +48,6 @@ const isRecordLike = (v: unknown): v is Record<string, unknown> => {
 
 // Made once per schema node, not once per value checked.
 const patterns = new WeakMap<ShapeCheck, RegExp>();
-const enumValues = new WeakMap<ShapeDef, Set<unknown>>();
 
 function checksPass(checks: ShapeCheck[] | undefined, v: string | number | unknown[]): boolean {
   if (!checks) return true;
@@ -84,78 +83,123 @@ function checksPass(checks: ShapeCheck[] | undefined, v: string | number | unkno
   return true;
 }
 
-/** What zod would return for `v`, or NO when `v` is invalid or zod has to decide. */
-function conform(node: ShapeNode, v: unknown): unknown {
+type Conform = (v: unknown) => unknown;
+
+// Each schema node is turned once into a function that checks a value against it (what zod would
+// return, or NO), so a case is checked by direct calls instead of a walk that reads the
+// definitions again for every value (a third of the time the check took).
+const compiled = new WeakMap<ShapeNode, Conform>();
+
+/** The check of `node`: what zod would return for a value, or NO when it is invalid or zod has to decide. */
+function compile(node: ShapeNode): Conform {
+  const known = compiled.get(node);
+  if (known) return known;
+  // Registered before its parts are compiled, so a node reached again through itself finds it.
+  let built: Conform | undefined;
+  compiled.set(node, (v) => built!(v));
+  built = build(node);
+  compiled.set(node, built);
+  return built;
+}
+
+function build(node: ShapeNode): Conform {
   const d = node._zod.def;
-  if (d.unread) return NO;
+  if (d.unread) return () => NO;
   switch (d.type) {
-    case 'optional':
-      return v === undefined ? undefined : conform(d.innerType!, v);
-    case 'nullable':
-      return v === null ? null : conform(d.innerType!, v);
-    case 'literal':
-      return d.values!.includes(v) ? v : NO;
+    case 'optional': {
+      const inner = compile(d.innerType!);
+      return (v) => (v === undefined ? undefined : inner(v));
+    }
+    case 'nullable': {
+      const inner = compile(d.innerType!);
+      return (v) => (v === null ? null : inner(v));
+    }
+    case 'literal': {
+      const values = d.values!;
+      return (v) => (values.includes(v) ? v : NO);
+    }
     case 'enum': {
-      let values = enumValues.get(d);
-      if (!values) enumValues.set(d, (values = new Set(Object.values(d.entries!))));
-      return values.has(v) ? v : NO;
+      const values = new Set<unknown>(Object.values(d.entries!));
+      return (v) => (values.has(v) ? v : NO);
     }
     case 'boolean':
-      return typeof v === 'boolean' ? v : NO;
-    case 'string':
-      return typeof v === 'string' && checksPass(d.checks, v) ? v : NO;
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v) && checksPass(d.checks, v) ? v : NO;
-    case 'union':
-      for (const option of d.options!) {
-        const r = conform(option, v);
-        if (r !== NO) return r;
-      }
-      return NO;
+      return (v) => (typeof v === 'boolean' ? v : NO);
+    case 'string': {
+      const checks = d.checks;
+      return (v) => (typeof v === 'string' && checksPass(checks, v) ? v : NO);
+    }
+    case 'number': {
+      const checks = d.checks;
+      return (v) => (typeof v === 'number' && Number.isFinite(v) && checksPass(checks, v) ? v : NO);
+    }
+    case 'union': {
+      const options = d.options!.map(compile);
+      return (v) => {
+        for (const option of options) {
+          const r = option(v);
+          if (r !== NO) return r;
+        }
+        return NO;
+      };
+    }
     case 'array': {
-      if (!Array.isArray(v) || !checksPass(d.checks, v)) return NO;
-      const out: unknown[] = new Array(v.length);
-      for (let i = 0; i < v.length; i++) {
-        const r = conform(d.element!, v[i]);
-        if (r === NO) return NO;
-        out[i] = r;
-      }
-      return out;
+      const checks = d.checks;
+      const element = compile(d.element!);
+      return (v) => {
+        if (!Array.isArray(v) || !checksPass(checks, v)) return NO;
+        const out: unknown[] = new Array(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const r = element(v[i]);
+          if (r === NO) return NO;
+          out[i] = r;
+        }
+        return out;
+      };
     }
     case 'object': {
       // Only strict objects: zod strips unknown keys from others, which is zod's to do.
-      if (!isRecordLike(v) || d.checks?.length || d.catchall?._zod.def.type !== 'never') return NO;
+      if (d.checks?.length || d.catchall?._zod.def.type !== 'never') return () => NO;
       const shape = d.shape!;
-      for (const k of Object.keys(v)) if (!Object.hasOwn(shape, k)) return NO;
-      const out: Record<string, unknown> = {};
       // In the schema's key order, as zod builds its result.
-      for (const k of Object.keys(shape)) {
-        const has = Object.hasOwn(v, k);
-        const r = conform(shape[k]!, has ? v[k] : undefined);
-        if (r === NO) return NO;
-        if (has) out[k] = r;
-      }
-      return out;
+      const keys = Object.keys(shape);
+      const parts = keys.map((k) => compile(shape[k]!));
+      return (v) => {
+        if (!isRecordLike(v)) return NO;
+        for (const k of Object.keys(v)) if (!Object.hasOwn(shape, k)) return NO;
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          const has = Object.hasOwn(v, k);
+          const r = parts[i]!(has ? v[k] : undefined);
+          if (r === NO) return NO;
+          if (has) out[k] = r;
+        }
+        return out;
+      };
     }
     case 'record': {
       const key = d.keyType!._zod.def;
-      if (!isRecordLike(v) || key.type !== 'string' || key.checks?.length || d.checks?.length) return NO;
-      const out: Record<string, unknown> = {};
-      for (const k of Object.keys(v)) {
-        if (k === '__proto__') return NO;
-        const r = conform(d.valueType!, v[k]);
-        if (r === NO) return NO;
-        out[k] = r;
-      }
-      return out;
+      if (key.type !== 'string' || key.checks?.length || d.checks?.length) return () => NO;
+      const value = compile(d.valueType!);
+      return (v) => {
+        if (!isRecordLike(v)) return NO;
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v)) {
+          if (k === '__proto__') return NO;
+          const r = value(v[k]);
+          if (r === NO) return NO;
+          out[k] = r;
+        }
+        return out;
+      };
     }
     default:
-      return NO;
+      return () => NO;
   }
 }
 
 /** `value` as zod would return it from the schema `shape`, or undefined when zod has to decide. */
 export function conformTo(shape: ShapeNode, value: unknown): unknown {
-  const r = conform(shape, value);
+  const r = compile(shape)(value);
   return r === NO ? undefined : r;
 }
