@@ -150,7 +150,7 @@ export async function readInputFile(file: string, what: string, maxBytes = MAX_I
 export function readInputFileSync(file: string, what: string, maxBytes = MAX_INPUT_BYTES, options: { lossy?: boolean } = {}): string {
   const { fd, size } = openInputSyncSized(file, what);
   try {
-    const reader = boundedReader(file, what, size, maxBytes);
+    const reader = boundedReader(file, what, size, maxBytes, true);
     while (reader.more()) reader.got(readSync(fd, reader.buf, reader.n, reader.buf.length - reader.n, null));
     return reader.text(options);
   } catch (err) {
@@ -164,12 +164,27 @@ function readProblem(err: unknown, file: string, what: string): InputError {
   return err instanceof InputError ? err : new InputError({ file }, `${a(`readable ${what}`)}`, openProblem(err), { cause: err });
 }
 
+/**
+ * The first buffer of the synchronous reads, kept from one read to the next: a batch reads
+ * thousands of small files one after another, and a fresh 64 KiB buffer for each (external
+ * memory the garbage collector must reclaim) cost more than reading them. Only up to 1 MiB is
+ * kept; the text is decoded out of it (a copy) before the read returns.
+ */
+let syncScratch: Buffer | undefined;
+const KEEP_SCRATCH_BYTES = 1024 * 1024 + 1;
+
 /** The buffer of one bounded read: at most one byte past the limit, whatever stat said (the file may be growing). */
-function boundedReader(file: string, what: string, size: number, maxBytes: number) {
+function boundedReader(file: string, what: string, size: number, maxBytes: number, sync = false) {
   if (size > maxBytes) throw new InputError({ file }, `${a(what)} of at most ${sizeWords(maxBytes)}`, `${size} bytes`);
   let done = false;
+  const first = Math.min(maxBytes, Math.max(size, 64 * 1024)) + 1;
+  let buf: Buffer;
+  if (sync && first <= KEEP_SCRATCH_BYTES) {
+    if (!syncScratch || syncScratch.length < first) syncScratch = Buffer.allocUnsafe(first);
+    buf = syncScratch.subarray(0, first);
+  } else buf = Buffer.allocUnsafe(first);
   const r = {
-    buf: Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size, 64 * 1024)) + 1),
+    buf,
     n: 0,
     /** Whether to read again, growing the buffer when it is full (false once past the limit or at the end). */
     more(): boolean {
