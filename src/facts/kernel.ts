@@ -46,13 +46,16 @@ export const KERNEL: readonly Derivation[] = [
     derive: (i) => defaultPool(str(i, 'kernel.upstream_release'), i['kernel.preemption'] as boolean | undefined, num(i, 'kernel.possible_cpu_count'), str(i, 'kernel.observed_by')),
   },
   {
-    name: 'kernel.release_postdates_observation', type: 'boolean', basis: 'kernel-history.md (each change with its commit and the date no kernel can carry it before)',
-    description: 'the release places a change that no kernel seen running by kernel.observed_by can have: the release and the date contradict each other',
+    name: 'kernel.release_postdates_observation', type: 'boolean', basis: 'kernel-history.md §0 (each change with its commit and the date no kernel can carry it before)',
+    description: 'the release places a change that no kernel seen running by kernel.observed_by can have: the release and the date contradict each other (false without a date)',
     inputs: ['kernel.upstream_release', 'kernel.version', 'kernel.observed_by'],
     derive: (i) => {
-      const release = str(i, 'kernel.upstream_release');
+      // No date, no contradiction: the fact is about two stated facts disagreeing, so a case
+      // without a date is consistent with every release (and no completion needs one).
       const by = str(i, 'kernel.observed_by');
-      if (release === undefined || by === undefined) return undefined;
+      if (by === undefined) return false;
+      const release = str(i, 'kernel.upstream_release');
+      if (release === undefined) return undefined;
       return releasePostdates(release, by) !== undefined;
     },
   },
