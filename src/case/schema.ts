@@ -145,6 +145,7 @@ export const caseSchema = z
         observed_demand_high_water: count('most calls entered at once as seen by a separate entry event (admitted or missed): demand, not accepted instances'),
         observed_demand_high_water_at_ns: count('trace time (ns) of the record that first reached the demand high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
+        loss_follows_overlap: flag('an A/B comparison on the same probe: returns went missing in this run, and none did in a run that differed only in holding fewer calls inside the function at once or in a larger pool (the article\'s constrained and adequate fixture runs): this run\'s demand was above its pool'),
       })
       .strict()
       .optional(),

@@ -51,6 +51,11 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   const f = BASE_BY_NAME.get(field);
   if (!f) return [];
   if (f.values) return [...f.values];
+  // An experiment nobody reported bounds nothing (capacity.overlap_experiment is false without
+  // one), as an unknown date does not: no completion needs to run it. "true" would be consistent
+  // only where the pool could be short (constraints/overlap-experiment-*), and there pool misses
+  // are already possible or undecided without it, so no definite verdict depends on it.
+  if (field === 'concurrency.loss_follows_overlap') return [];
   if (f.type === 'boolean') return [true, false];
   if (f.type === 'list') return [[], ['x.isra.0']];
   if (field.endsWith('.epoch')) return labels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');

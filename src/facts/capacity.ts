@@ -37,6 +37,12 @@ const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacit
 /** The instance pool: its size in force, where it came from, what the interface refuses. */
 export const CAPACITY: readonly Derivation[] = [
   {
+    name: 'capacity.overlap_experiment', type: 'boolean', basis: 'Propose a controlled overlap fixture',
+    description: "an A/B run showed the loss follows the overlap (concurrency.loss_follows_overlap): returns lost in this run came back with fewer calls inside the function at once or a larger pool, so this run's demand was above its pool; false when no such experiment is reported, which bounds nothing (as an unknown date does not)",
+    inputs: ['concurrency.loss_follows_overlap'],
+    derive: (i) => bool(i, 'concurrency.loss_follows_overlap') === true,
+  },
+  {
     name: 'capacity.request_rejected', type: 'boolean', basis: 'kernel-notes.md (r0:, r9999: rejected)',
     description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096; an fprobe event: any fN: from 6.14)',
     inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested', 'kernel.fprobe_without_pool'],
@@ -120,8 +126,8 @@ export const CAPACITY: readonly Derivation[] = [
   },
   {
     name: 'capacity.pool_short', type: 'boolean', basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
-    description: 'the pool is too small for the demand: more calls were inside the function at once than it holds (true), or a measured demand stayed within it, or there is no pool (false); a demand that is only a floor (returns without an entry) cannot show the pool was enough',
-    inputs: ['capacity.has_pool', 'capacity.pool_excess', 'capacity.effective_maxactive', 'concurrency.observed_demand_high_water', 'ledger.returns_without_entry'],
+    description: 'the pool is too small for the demand: more calls were inside the function at once than it holds, or an A/B run shows the loss follows the overlap (true); a measured demand stayed within it, or there is no pool (false); a demand that is only a floor (returns without an entry) cannot show the pool was enough',
+    inputs: ['capacity.has_pool', 'capacity.pool_excess', 'capacity.effective_maxactive', 'concurrency.observed_demand_high_water', 'ledger.returns_without_entry', 'capacity.overlap_experiment'],
     derive: (i) => {
       if (bool(i, 'capacity.has_pool') === false) return false;
       const excess = num(i, 'capacity.pool_excess');
@@ -130,7 +136,13 @@ export const CAPACITY: readonly Derivation[] = [
       const pool = num(i, 'capacity.effective_maxactive');
       const measured = num(i, 'concurrency.observed_demand_high_water');
       const floor = num(i, 'ledger.returns_without_entry');
-      return pool !== undefined && measured !== undefined && measured <= pool && floor === 0 ? false : undefined;
+      if (pool !== undefined && measured !== undefined && measured <= pool && floor === 0) return false;
+      // The article's fixture as an experiment (Propose a controlled overlap fixture): returns lost
+      // while more calls were held inside the function, none lost with fewer held or a larger pool,
+      // nothing else changed. Of the ways a return goes unseen only the pool depends on how many
+      // calls hold an instance at once, so this run's demand was above its pool, its size unknown.
+      // A measurement that says otherwise is constraints/overlap-experiment-fits-pool's to name.
+      return bool(i, 'capacity.overlap_experiment') === true ? true : undefined;
     },
   },
   {

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCase, loadRules, parseCase, type Rules } from '../../src/index.js';
+import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/index.js';
+
+// The article's overlap fixture run as an experiment by a reporter (Propose a controlled overlap
+// fixture): returns go missing while callers are held inside the function and come back once they
+// leave, nothing else changed. Only a pool runs dry with overlap, so that run's demand was above
+// its pool, and only a registered, armed probe has a pool to run dry (issue 21: what an expert
+// acts on in tcptracer-bpf#34 and bcc#1072, where no miss counter was read). Before
+// concurrency.loss_follows_overlap existed every row here failed: the field was refused by the
+// case schema, and the sentence was read as nothing.
+
+type Obj = Record<string, unknown>;
+const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Obj)[k] : undefined), c);
+
+let lex: Lexicon;
+let rules: Rules;
+beforeAll(async () => {
+  lex = await loadLexicon();
+  rules = await loadRules(path.resolve(import.meta.dirname, '../../rules'));
+});
+const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
+const judge = (yaml: string) => evaluateCase(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml'), rules);
+
+describe('an overlap experiment stated in a thread', () => {
+  it.each([
+    {
+      name: 'the blocked callers exit and the tracer works again (tcptracer-bpf#34, verbatim)',
+      text: '6. As soon as the busybox processes are terminated, the tracer works correctly again.\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.registration.result': 'ok', 'probe.armed': true },
+    },
+    {
+      name: 'ours: the events come back once the blocked readers are killed',
+      text: 'Once the blocked readers are killed, the missing return events come back.\n',
+      facts: { 'concurrency.loss_follows_overlap': true },
+    },
+    {
+      name: 'ours: a plan, not a result ("if ... should")',
+      text: 'If the busybox processes are terminated, the tracer should work correctly again.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined, 'probe.registration.result': undefined },
+    },
+    {
+      name: 'ours: the loss stays after the callers leave',
+      text: 'After the busybox processes are terminated, the tracer still misses accept events.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: works again after a reboot is no overlap experiment',
+      text: 'After a reboot the tracer works correctly again.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'the adequate run of the other form names its own pool, not the case\'s (bcc#1250, verbatim): not read',
+      text: 'Randomly tried 50 (online cpu number is 4), no sample missing.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+  ])('$name', ({ text, facts }) => {
+    const c = read(text);
+    for (const [p, v] of Object.entries(facts)) expect(at(c, p), p).toEqual(v);
+  });
+});
+
+describe('what an overlap experiment decides', () => {
+  // tcptracer-bpf#34 as a case: a 2017 kernel, the CPUs and the preemption model not stated, so
+  // the default pool is unknown; no counter read; 25 callers blocked in the target.
+  const RUN = `kernel: { observed_by: "2017-03-25" }\nprobe: { target: inet_csk_accept }\n`;
+
+  it('capacity-missed from the experiment alone, with no counter and no pool size', async () => {
+    const v = await judge(`${RUN}concurrency: { target_sleeps: true, workers: 25, loss_follows_overlap: true }\n`);
+    expect(v.verdict).toBe('capacity-missed');
+    expect(v.findings.map((f) => f.rule)).toContain('counters/nmissed-rose');
+  });
+
+  it('without the experiment the same evidence decides nothing', async () => {
+    const v = await judge(`${RUN}concurrency: { target_sleeps: true, workers: 25 }\n`);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.possible).toContain('capacity-missed');
+    expect(v.possible).toContain('observer-gap');
+  });
+
+  it('an experiment that did not follow the overlap establishes nothing either', async () => {
+    const v = await judge(`${RUN}concurrency: { target_sleeps: true, workers: 25, loss_follows_overlap: false }\n`);
+    expect(v.verdict).toBe('insufficient-evidence');
+  });
+
+  it.each([
+    ['a probe with no pool (fexit)', 'kernel: { release: 6.12.95+deb12-amd64, possible_cpus: 4 }\nprobe: { interface: bpftrace, target: f, bpf_attach: fexit, registration: { result: ok }, armed: true }\nconcurrency: { loss_follows_overlap: true }\n', 'constraints/overlap-experiment-fits-pool'],
+    ['an entry event measured the demand within the pool', 'kernel: { release: 6.12.95+deb12-amd64, possible_cpus: 4 }\nprobe: { interface: module, target: f, maxactive: { requested: 8, effective: 8 }, registration: { result: ok }, armed: true }\nconcurrency: { loss_follows_overlap: true, observed_demand_high_water: 5 }\nledger: { returns_without_entry: 0 }\n', 'constraints/overlap-experiment-fits-pool'],
+    ['the registration failed', 'probe: { target: f, registration: { result: EINVAL } }\nconcurrency: { loss_follows_overlap: true }\n', 'constraints/overlap-experiment-proves-registration'],
+    ['the probe was not armed', 'probe: { target: f, registration: { result: ok }, armed: false }\nconcurrency: { loss_follows_overlap: true }\n', 'constraints/overlap-experiment-proves-registration'],
+    ['the pool\'s own miss count stayed level', 'kernel: { release: 6.12.95+deb12-amd64, possible_cpus: 4 }\nprobe: { interface: module, target: f, registration: { result: ok, epoch: e }, armed: true, maxactive: { requested: 4, effective: 4 } }\nconcurrency: { loss_follows_overlap: true }\ncounters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 0, kprobe_nmissed: 0 } }\n', 'constraints/overlap-experiment-lost-returns'],
+    ['every eligible call has both records', 'probe: { interface: module, target: f, registration: { result: ok }, armed: true }\nconcurrency: { loss_follows_overlap: true, recursion_depth: 1 }\nledger: { eligible: 4, entries: 4, returns: 4, foreign_records: 0 }\n', 'constraints/overlap-experiment-lost-returns'],
+  ])('contradicts %s: a finding, and no capacity verdict rests on it', async (_, yaml, rule) => {
+    const v = await judge(yaml);
+    expect(v.findings.map((f) => f.rule)).toContain(rule);
+    expect(v.findings.map((f) => f.rule)).not.toContain('counters/nmissed-rose');
+    expect(v.verdict).not.toBe('capacity-missed');
+  });
+});
