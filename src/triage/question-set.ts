@@ -22,6 +22,12 @@ export interface Question {
   /** Seed section heading (or kernel fact) the question rests on. */
   source: string;
   always: boolean;
+  /**
+   * Verdicts while any of which is still possible (and the case undecided) the question is asked,
+   * though no completion needs its answer: an experiment the case does not report bounds nothing,
+   * so the search never asks for it, yet running it can decide.
+   */
+  whilePossible: string[];
   /** Position in the whole question list: files in the article's order, then file order. */
   order: number;
   file: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readSmallFile } from '../case/load.js';
 import { InputError } from '../errors.js';
-import { INTERFACES } from '../case/schema.js';
+import { INTERFACES, VERDICTS } from '../case/schema.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
 import { defaultRulesDir } from '../rules/load.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS, type SeedFolder } from '../rules/seed.js';
@@ -40,6 +40,7 @@ const questionSchema = z
     answer: answerSchema,
     source: z.string().min(1).optional().describe('overrides the file\'s seed section (a kernel-facts.md / kernel-notes.md reference)'),
     always: z.boolean().optional().describe('asked whenever the case lacks it, even when no rule waits for it'),
+    while_possible: z.array(z.enum(VERDICTS)).min(1).optional().describe('verdict ids: asked while the case is undecided and one of them is still possible, for an answer no completion needs (an experiment the case does not report)'),
   })
   .strict();
 
@@ -118,6 +119,7 @@ export function parseQuestionFile(text: string, relPath: string, file = relPath,
       answer: { type: q.answer.type, ...(q.answer.values ? { values: q.answer.values } : {}), ...(q.answer.other ? { other: true } : {}) },
       source,
       always: q.always ?? false,
+      whilePossible: q.while_possible ?? [],
       order: firstOrder + i,
       file,
       line: at(['questions', i]).line,

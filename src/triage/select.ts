@@ -84,6 +84,11 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     for (const need of u.needs.flatMap((n) => toCaseFields(n, facts))) if (missing.has(need)) offer(need, 'verdict', rankOf(u.verdict), u.rule);
   }
   for (const m of missing) offer(m, 'verdict', VERDICT_RANK.length - 1, undefined);
+  // An experiment the case does not report is in no `missing` list (it bounds nothing), yet its
+  // answer can decide: asked while a verdict it bears on is still possible.
+  if (verdict.verdict === 'insufficient-evidence') {
+    for (const q of questions.list) if (q.whilePossible.some((v) => verdict.possible.includes(v as CaseVerdict['verdict']))) offer(q.fact, 'verdict', VERDICT_RANK.length - 1, undefined);
+  }
 
   // A check that applies only once its fact is known never waits for it, so `missing` leaves it
   // out; when its verdict would still win over the current one, the fact is worth asking anyway.

@@ -118,6 +118,20 @@ describe('questions that cannot change anything are skipped', () => {
   });
 });
 
+describe('an experiment no completion needs', () => {
+  // concurrency.loss_follows_overlap bounds nothing while unreported (an empty domain), so it is in
+  // no `missing` list; its question carries `while_possible: [capacity-missed]`.
+  it('is asked while capacity-missed is still possible, and not once the case is decided', async () => {
+    const open = await plan('kernel: { observed_by: "2017-03-25" }\nprobe: { target: inet_csk_accept }\nconcurrency: { target_sleeps: true, workers: 25 }\n');
+    expect(open.v.possible).toContain('capacity-missed');
+    expect(open.v.missing).not.toContain('concurrency.loss_follows_overlap');
+    expect(open.p.facts.map((f) => f.question?.id)).toContain('loss-follows-overlap');
+    const rejected = await plan('probe: { target: f, registration: { result: EINVAL } }\n');
+    expect(rejected.v.verdict).toBe('setup-failure');
+    expect(rejected.p.facts.map((f) => f.question?.id)).not.toContain('loss-follows-overlap');
+  });
+});
+
 describe('remaining unknowns', () => {
   it('lists what was answered unknown, each with its question', async () => {
     const { p } = await plan('probe: { target: pipe_read, interface: unknown, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
