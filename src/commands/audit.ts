@@ -143,9 +143,10 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
       skip(badWaiver, input.file);
       continue;
     }
-    const started = performance.now();
+    // process.hrtime, not performance.now: the perf_hooks module is not loaded for a one-case audit.
+    const started = process.hrtime.bigint();
     const v = applyWaivers(await judgeInput(input, rules, evaluateCase), configWaivers.length ? [...configWaivers, ...input.waivers] : input.waivers);
-    const time = (performance.now() - started) / 1000;
+    const time = Number(process.hrtime.bigint() - started) / 1e9;
     summary.add(v);
     await sink.verdict(v, input, time);
   }
@@ -161,8 +162,8 @@ async function isBatch(paths: string[], cwd: string): Promise<boolean> {
   if (paths.length !== 1) return true;
   const only = paths[0]!;
   if (only === '-') return false;
-  const { isGlob } = await import('../audit/glob.js');
-  if (isGlob(only)) return true;
+  // The glob library loads only when the path has a character a pattern needs (as in src/audit/inputs.ts).
+  if (/[*?[\]{}()!]/.test(only) && (await import('../audit/glob.js')).isGlob(only)) return true;
   const { stat } = await import('node:fs/promises');
   return stat(path.resolve(cwd, only)).then((st) => st.isDirectory(), () => false);
 }
@@ -199,12 +200,14 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
   };
   switch (opts.format) {
     case 'json': {
-      const [{ formatCaseJson, toVerdictJson }, { formatWriteupJson }] = await Promise.all([import('../report/json.js'), import('../writeup/format.js')]);
+      // The write-up formatter loads with the first write-up.
+      const { formatCaseJson, toVerdictJson } = await import('../report/json.js');
+      let writeupFormat: Promise<typeof import('../writeup/format.js')> | undefined;
       return {
         begin() {},
         async verdict(v, input) {
           const extra = { hints: await hintsFor(v, input.loaded.data), versions };
-          out(input.writeup ? formatWriteupJson(input.writeup.extraction, v, toVerdictJson(v, extra)) : formatCaseJson(v, extra));
+          out(input.writeup ? (await (writeupFormat ??= import('../writeup/format.js'))).formatWriteupJson(input.writeup.extraction, v, toVerdictJson(v, extra)) : formatCaseJson(v, extra));
         },
         skipped() {},
         end() {},
@@ -261,7 +264,8 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     default: {
-      const [{ formatCaseText, formatSummaryText }, { formatWriteupText }, { needsAttention }] = await Promise.all([import('../report/text.js'), import('../writeup/format.js'), import('../audit/summary.js')]);
+      const [{ formatCaseText, formatSummaryText }, { needsAttention }] = await Promise.all([import('../report/text.js'), import('../audit/summary.js')]);
+      let writeupFormat: Promise<typeof import('../writeup/format.js')> | undefined;
       const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
         const hints = await hintsFor(v, data);
         return hints.length ? Object.fromEntries(hints.map((h) => [h.fact, h.lines.join('\n')])) : undefined;
@@ -282,6 +286,7 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
           }
           // A write-up: the case report, then what was found in it and what it never establishes (with the commands).
           const base = formatCaseText(v, { color: io.color, warnings: opts.warnings, missing: false });
+          const { formatWriteupText } = await (writeupFormat ??= import('../writeup/format.js'));
           out(`${base}${formatWriteupText(input.writeup.extraction, v, await hintsFor(v, input.loaded.data), { color: io.color, full: opts.verbose === true })}\n`);
         },
         skipped() {},

@@ -34,6 +34,8 @@ describe('start-up of a one-case audit', () => {
     const r = modulesOf(['audit', 'cases/kernel-notes/r2-constrained.yaml']);
     expect(r.code).toBe(1); // the case's claim is unsupported: a real verdict, not an error
     expect(r.modules.some((m) => m.includes('json-rules-engine'))).toBe(true); // the rules really ran
+    // ... without the glob library for a plain path, or the write-up formatter for a case.
+    expect(r.modules.filter((m) => /node_modules\/picomatch\/|dist\/src\/writeup\/format\.js$/.test(m))).toEqual([]);
     expect(heavy(r.modules)).toEqual([]);
   });
 
