@@ -507,7 +507,7 @@ module_scenario() { # guest name
     # with the errno register_kretprobe returned, or accepted and run like mod-adequate.
     mod-maxactive-4097) mod_fixture $1 0 "maxactive=4097" c1:1: c2:1: c3:1: c4:1: ;;
     mod-data-size-4097) mod_fixture $1 0 "maxactive=8 data_size=4097" c1:1: c2:1: c3:1: c4:1: ;;
-    mod-blacklisted) mod_fixture $1 0 "maxactive=8 symbol=do_int3" c1:1: ;;
+    mod-blacklisted) mod_fixture $1 0 "maxactive=8 symbol=$NOKPROBE_SYM" c1:1: ;;
     mod-missing-symbol) mod_fixture $1 0 "maxactive=8 symbol=no_such_function_xyz" c1:1: ;;
   esac
 }
@@ -715,7 +715,10 @@ PIPE_SYM=pipe_read
 if ! grep -q -E ' [tT] pipe_read$' /proc/kallsyms && grep -q -E ' [tT] fifo_pipe_read$' /proc/kallsyms; then
   PIPE_SYM=fifo_pipe_read
 fi
-say "guest up: release=$REL possible=$CPUS tracefs=$T pipe read symbol=$PIPE_SYM scenarios=$SCENARIOS"
+# A function the architecture marks NOKPROBE_SYMBOL (its breakpoint/debug exception handler).
+NOKPROBE_SYM=do_int3
+case "$(uname -m)" in aarch64) NOKPROBE_SYM=do_debug_exception ;; esac
+say "guest up: arch=$(uname -m) release=$REL possible=$CPUS tracefs=$T pipe read symbol=$PIPE_SYM scenarios=$SCENARIOS"
 for sc in $SCENARIOS; do
   say "scenario $sc begin"
   case $sc in
@@ -729,7 +732,7 @@ for sc in $SCENARIOS; do
       ;;
     failures)
       failure fail-missing-symbol 'r:kfix/gate no_such_function_xyz' no_such_function_xyz
-      failure fail-blacklisted 'r:kfix/gate do_int3' do_int3
+      failure fail-blacklisted "r:kfix/gate $NOKPROBE_SYM" $NOKPROBE_SYM
       failure fail-r0 "r0:kfix/gate $PIPE_SYM" $PIPE_SYM
       failure fail-r9999 "r9999:kfix/gate $PIPE_SYM" $PIPE_SYM
       ;;

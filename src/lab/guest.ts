@@ -29,6 +29,34 @@ export async function packageFile(rel: string, from: string = path.dirname(fileU
 /** The statically linked busybox of Debian's busybox-static: the guest's only binary. */
 export const BUSYBOX = '/bin/busybox';
 
+/**
+ * How each guest architecture boots: the QEMU binary and its Debian package, the machine, the
+ * serial console the kernel writes to. The guest's busybox is the kernel's own (`busybox` in the
+ * manifest: busybox-static:arm64 unpacked by lab-setup.sh) or else the host's.
+ */
+export interface GuestArch {
+  qemu: string;
+  qemuPackage: string;
+  machine: string[];
+  console: string;
+}
+
+export const GUEST_ARCH: Record<'amd64' | 'arm64', GuestArch> = {
+  amd64: { qemu: 'qemu-system-x86_64', qemuPackage: 'qemu-system-x86', machine: [], console: 'ttyS0' },
+  // -cpu max under TCG; pauth-impdef: QEMU's own pointer-authentication hash instead of the
+  // architected QARMA, which TCG emulates slowly (the guest cannot tell the difference).
+  arm64: {
+    qemu: 'qemu-system-aarch64',
+    qemuPackage: 'qemu-system-arm',
+    machine: ['-M', 'virt', '-cpu', 'max,pauth-impdef=on'],
+    console: 'ttyAMA0',
+  },
+};
+
+export function guestArch(kernel: LabKernel): GuestArch {
+  return GUEST_ARCH[kernel.arch ?? 'amd64'];
+}
+
 export interface GuestPlan {
   /** Guest scenario names (lab/guest/init.sh), run in this order. */
   scenarios: string[];
@@ -59,10 +87,11 @@ async function treeEntries(root: string): Promise<CpioEntry[]> {
 /** Build the initramfs: busybox, /init, the collector, the run plan and the kernel's config. */
 export async function buildInitramfs(plan: GuestPlan, kernel: LabKernel): Promise<Buffer> {
   let busybox: Buffer;
+  const busyboxPath = kernel.busybox ?? BUSYBOX;
   try {
-    busybox = await fs.readFile(BUSYBOX);
+    busybox = await fs.readFile(busyboxPath);
   } catch {
-    throw new InputError({ file: BUSYBOX }, 'a static busybox (package busybox-static; run `npm run lab:setup`)', 'no such file');
+    throw new InputError({ file: busyboxPath }, `a static busybox for ${kernel.arch ?? 'amd64'} (package busybox-static; run \`npm run lab:setup\`)`, 'no such file');
   }
   const init = await fs.readFile(await packageFile('lab/guest/init.sh'), 'utf8');
   const collector = await fs.readFile(await packageFile('collector/collect.sh'), 'utf8');
@@ -101,14 +130,16 @@ export interface BootResult {
   timedOut: boolean;
 }
 
-export const QEMU = 'qemu-system-x86_64';
+export const QEMU = GUEST_ARCH.amd64.qemu;
 
 /**
  * Boot once under QEMU and return everything the serial console printed. TCG with a single
  * thread: multi-threaded TCG made 6.12 oops on an int3 in __schedule (kernel-notes.md).
  */
 export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: number; timeoutMs: number; memMb?: number; liveLog?: string }): Promise<BootResult> {
+  const arch = guestArch(opts.kernel);
   const args = [
+    ...arch.machine,
     '-accel', 'tcg,thread=single',
     '-m', String(opts.memMb ?? 512),
     '-smp', String(opts.smp),
@@ -117,11 +148,11 @@ export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: 
     '-initrd', opts.initrd,
     // no_timer_check: on a loaded host a TCG guest can miss the boot's IO-APIC timer check and panic
     // (seen on 5.10 with -smp 8); the check says nothing about probes.
-    '-append', 'console=ttyS0 quiet panic=-1 no_timer_check',
+    '-append', `console=${arch.console} quiet panic=-1 no_timer_check`,
   ];
   const started = Date.now();
   return new Promise<BootResult>((resolve, reject) => {
-    const child = spawn(QEMU, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(arch.qemu, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     // The console as it comes, so a boot that hangs can be watched (and read after a timeout).
     const live = opts.liveLog ? createWriteStream(opts.liveLog) : undefined;
@@ -140,7 +171,7 @@ export async function bootGuest(opts: { kernel: LabKernel; initrd: string; smp: 
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (err.code === 'ENOENT') {
-        reject(new InputError({}, `${QEMU} on PATH (package qemu-system-x86; run \`npm run lab:setup\`)`, 'not found'));
+        reject(new InputError({}, `${arch.qemu} on PATH (package ${arch.qemuPackage}; run \`npm run lab:setup\`)`, 'not found'));
       } else reject(err);
     });
     child.on('close', (code) => {

@@ -23,6 +23,10 @@ export interface LabKernel {
   role?: string;
   /** A root with Debian's bpftrace and bpftool and their libraries for the guest (lab-setup.sh). */
   tools?: string;
+  /** The guest's architecture; absent: amd64 (the host's). */
+  arch?: 'amd64' | 'arm64';
+  /** A static busybox built for `arch`, when it is not the host's (/bin/busybox). */
+  busybox?: string;
 }
 
 /** Where `scripts/lab-setup.sh` keeps its downloads: outside the repository, reused across runs. */
@@ -33,13 +37,14 @@ export function labCacheDir(env: Record<string, string | undefined>): string {
 
 /**
  * Parse the setup script's `kernels.tsv`: `series<TAB>release<TAB>vmlinuz path` per line, then
- * optionally `<TAB>module .ko path or -<TAB>upstream version<TAB>suite<TAB>role` (role `newest` or `series`).
+ * optionally `<TAB>module .ko path or -<TAB>upstream version<TAB>suite<TAB>role` (role `newest` or `series`),
+ * `<TAB>bpftrace tools root or -`, `<TAB>arch` (amd64 or arm64) and `<TAB>static busybox for that arch or -`.
  */
 export function parseKernelManifest(text: string, file: string): LabKernel[] {
   const kernels: LabKernel[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
-    const [series, release, image, module, version, suite, role, tools] = line.split('\t');
+    const [series, release, image, module, version, suite, role, tools, arch, busybox] = line.split('\t');
     if (!series || !release || !image) {
       throw new InputError({ file, line: i + 1, col: 1 }, 'series<TAB>release<TAB>image path[<TAB>module|-<TAB>version<TAB>suite]', shown(line));
     }
@@ -49,6 +54,11 @@ export function parseKernelManifest(text: string, file: string): LabKernel[] {
     if (suite) k.suite = suite;
     if (role) k.role = role;
     if (tools && tools !== '-') k.tools = tools;
+    if (arch !== undefined && arch !== '' && arch !== 'amd64' && arch !== 'arm64') {
+      throw new InputError({ file, line: i + 1, col: 1 }, 'an architecture of amd64 or arm64 in the ninth column', shown(arch));
+    }
+    if (arch === 'arm64') k.arch = arch;
+    if (busybox && busybox !== '-') k.busybox = busybox;
     kernels.push(k);
   });
   return kernels;
@@ -113,6 +123,10 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
     throw new InputError({ file }, 'the kernel list written by `npm run lab:setup` (run it first)', 'no such file');
   }
   let kernels = parseKernelManifest(text, file);
+  // The second architecture's kernels (lab-setup-arm64.sh), in a manifest of their own.
+  const armFile = path.join(labCacheDir(env), 'arm64', 'kernels.tsv');
+  const armText = await fs.readFile(armFile, 'utf8').catch(() => undefined);
+  if (armText !== undefined) kernels = [...kernels, ...parseKernelManifest(armText, armFile)];
   if (series) kernels = kernels.filter((k) => series.includes(k.series));
   for (const k of kernels) {
     if (!(await exists(k.image))) {
@@ -120,6 +134,9 @@ export async function cachedKernels(env: Record<string, string | undefined>, ser
     }
     if (k.module && !(await exists(k.module))) {
       throw new InputError({ file }, `the lab module built for ${k.release}: ${k.module} (run \`npm run lab:setup\` again)`, 'a missing file');
+    }
+    if (k.busybox && !(await exists(k.busybox))) {
+      throw new InputError({ file }, `the static busybox for ${k.arch ?? 'amd64'}: ${k.busybox} (run \`npm run lab:setup\` again)`, 'a missing file');
     }
   }
   if (series && kernels.length < series.length) {

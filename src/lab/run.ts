@@ -5,7 +5,7 @@ import { splitConsole } from './console.js';
 import { bootGuest, buildInitramfs, untar } from './guest.js';
 import type { LabKernel } from './kernels.js';
 import { observeBundle, type LabObservation } from './observe.js';
-import { expectationFor, planBoots, type LabExpectation, type LabScenario } from './scenarios.js';
+import { expectationFor, planBoots, scenariosForArch, type LabExpectation, type LabScenario } from './scenarios.js';
 import { loadRules } from '../index.js';
 import { triageBpftraceBundle, triageBundle, triageModuleBundle, type LabTriage } from './triage.js';
 import { kernelTraits } from './kernels.js';
@@ -84,8 +84,11 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
       for (const boot of planBoots(opts.scenarios)) {
         // bpftrace scenarios exist for the kernels the set-up got Debian's bpftrace for (not 5.10).
         if (boot.tools && kernel.tools === undefined) continue;
+        // A second architecture runs the module scenarios only (scenarios.ts, scenariosForArch).
+        const scenarios = scenariosForArch(boot.scenarios, kernel.arch);
+        if (scenarios.length === 0) continue;
         // Without a module build the module scenarios cannot run: each becomes a failed row below.
-        const runnable = boot.scenarios.filter((s) => s.kind === 'tracefs' || kernel.module !== undefined);
+        const runnable = scenarios.filter((s) => s.kind === 'tracefs' || kernel.module !== undefined);
         const guestNames = [...new Set(runnable.map((s) => s.guest))];
         const tag = `smp${boot.smp}${boot.tools ? '-bpftrace' : ''}`;
         const initrd = path.join(work, `initramfs-${kernel.release}-${tag}.cpio`);
@@ -102,7 +105,7 @@ export async function runLab(opts: LabOptions): Promise<LabRun> {
         if (!guest.done) problems.push(`the guest did not finish its scenarios (console in ${consoleLog})`);
         boots.push({ kernel, smp: boot.smp, ms: result.ms, done: guest.done, problems, consoleLog });
         say(`  boot took ${(result.ms / 1000).toFixed(1)} s${problems.length ? `; ${problems.join('; ')}` : ''}`);
-        for (const scenario of boot.scenarios) {
+        for (const scenario of scenarios) {
           for (const bundle of scenario.bundles) {
             const row: LabRow = {
               scenario: scenario.name,

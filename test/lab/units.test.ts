@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseKernelManifest } from '../../src/lab/kernels.js';
 import { parseModuleCounters } from '../../src/lab/moduleObserve.js';
-import { expectationFor, expectedDefaultMaxactive, type KernelTraits } from '../../src/lab/scenarios.js';
+import { expectationFor, expectedDefaultMaxactive, LAB_SCENARIOS, scenariosForArch, type KernelTraits } from '../../src/lab/scenarios.js';
+import { GUEST_ARCH } from '../../src/lab/guest.js';
 import { caseDrift, isVarying } from '../../src/lab/drift.js';
 
 const k = (version: [number, number, number], preemption: boolean | undefined, fprobeEvents = false): KernelTraits => ({ version, preemption, fprobeEvents });
@@ -50,6 +51,30 @@ describe('module counters and the kernel manifest', () => {
       { series: '6.1', release: '6.1.0-50-amd64', image: '/k/vmlinuz' },
       { series: '7.3', release: '7.3.4+deb13-amd64', image: '/k/v73', module: '/m/krtfix.ko', version: '7.3.4', suite: 'trixie-backports', role: 'newest' },
     ]);
+  });
+
+  it('reads the arm64 manifest: arch and the guest busybox in columns 9 and 10 (lab-setup-arm64.sh)', () => {
+    const line = '6.1-arm64\t6.1.0-50-arm64\t/a/vmlinuz\t/a/krtfix.ko\t6.1.176\tbookworm\tseries\t-\tarm64\t/a/busybox\n';
+    expect(parseKernelManifest(line, 'kernels.tsv')).toEqual([
+      { series: '6.1-arm64', release: '6.1.0-50-arm64', image: '/a/vmlinuz', module: '/a/krtfix.ko', version: '6.1.176', suite: 'bookworm', role: 'series', arch: 'arm64', busybox: '/a/busybox' },
+    ]);
+  });
+
+  it('refuses an architecture the lab cannot boot, with its line', () => {
+    expect(() => parseKernelManifest('6.1\t6.1.0-50-amd64\t/k/vmlinuz\t-\t6.1.176\tbookworm\tseries\t-\tarmhf\n', 'kernels.tsv')).toThrow(/kernels.tsv:1:1.*armhf/);
+  });
+
+  it('arm64 runs the module scenarios only; amd64 every scenario', () => {
+    const all = [...LAB_SCENARIOS];
+    expect(scenariosForArch(all, 'arm64').map((s) => s.kind)).toEqual(all.filter((s) => s.kind === 'module').map(() => 'module'));
+    expect(scenariosForArch(all, 'arm64').length).toBe(13);
+    expect(scenariosForArch(all, undefined)).toEqual(all);
+  });
+
+  it('boots an arm64 guest with qemu-system-aarch64 -M virt -cpu max on ttyAMA0', () => {
+    expect(GUEST_ARCH.arm64).toMatchObject({ qemu: 'qemu-system-aarch64', qemuPackage: 'qemu-system-arm', console: 'ttyAMA0' });
+    expect(GUEST_ARCH.arm64.machine.slice(0, 3)).toEqual(['-M', 'virt', '-cpu']);
+    expect(GUEST_ARCH.amd64).toMatchObject({ qemu: 'qemu-system-x86_64', console: 'ttyS0', machine: [] });
   });
 
   it('refuses a manifest line without an image', () => {
