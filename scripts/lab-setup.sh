@@ -1,11 +1,12 @@
 #!/bin/sh
-# Set up the kernel lab (issues 6 and 12): QEMU, a static busybox, cpio and debootstrap from
+# Set up the kernel lab (issues 6, 12, 22): QEMU, a static busybox, cpio and debootstrap from
 # Debian's packages on the host; then, into a cache outside the repository, Debian kernels of four
 # series (5.10 from bullseye, 6.1 from bookworm, 6.12 from bookworm-backports, and the newest of
 # trixie-backports and sid), each one's headers, and the lab module (lab/module/) built against
 # them with the compiler that kernel was built with: the host's GCC when it has that one and the
 # kernel comes from the host's own suite, else inside a debootstrap build root of the kernel's
-# suite (cached too). Nothing from the kernel packages is installed: `apt-get download` +
+# suite (cached too). Then the arm64 guest: one kernel series, cross-built module
+# (scripts/lab-setup-arm64.sh). Nothing from the kernel packages is installed: `apt-get download` +
 # `dpkg -x` only. The host's apt configuration is never changed: the mirror is read from it, and
 # every suite is reached through a temporary source list and private lists dirs.
 # Package names are found with apt-cache at run time; no ABI number is written here.
@@ -24,7 +25,7 @@ REFRESH=0
 for arg in "$@"; do
   case "$arg" in
     --refresh) REFRESH=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown argument '$arg' (expected --refresh)" ;;
   esac
 done
@@ -46,19 +47,22 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x
 command -v cpio >/dev/null 2>&1 || missing="$missing cpio"
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || missing="$missing debootstrap"
 command -v make >/dev/null 2>&1 || missing="$missing make"
-if [ -n "$missing" ]; then
-  say "installing:$missing"
+install_host() { # " PKG..." from the machine's own Debian sources
+  say "installing:$1"
   # A machine whose package lists were never fetched finds nothing: update first when empty.
   if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
     $SUDO apt-get update -qq || die "apt-get update failed"
   fi
   # shellcheck disable=SC2086
-  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $1 >/dev/null; then
     $SUDO apt-get update -qq || die "apt-get update failed"
     # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null \
-      || die "cannot install$missing from the machine's Debian sources"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $1 >/dev/null \
+      || die "cannot install$1 from the machine's Debian sources"
   fi
+}
+if [ -n "$missing" ]; then
+  install_host "$missing"
 else
   say "host tools present: qemu-system-x86_64, busybox (static), cpio, debootstrap, make"
 fi
@@ -95,10 +99,19 @@ manifest_ok() {
   return 0
 }
 
+# The arm64 guest (issue 22): its own manifest under $CACHE/arm64 (lab-setup-arm64.sh).
+. "$HERE/scripts/lab-setup-arm64.sh"
+
+AMD64_OK=0
 if [ "$REFRESH" = 0 ] && manifest_ok; then
+  AMD64_OK=1
   say "kernels and module builds already cached (use --refresh to look for newer packages):"
   sed 's/^/  /' "$MANIFEST"
-  exit 0
+  if arm64_ok; then
+    say "arm64 kernel and module build already cached:"
+    sed 's/^/  /' "$ARM64_MANIFEST"
+    exit 0
+  fi
 fi
 
 # The mirror of the machine's own Debian source (deb822 first, then a one-line sources.list).
@@ -141,10 +154,12 @@ update_suite() {
   # shellcheck disable=SC2086
   apt-get $APT_OPTS update -qq >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log" >&2; die "apt-get update of the temporary $1 source failed"; }
 }
-for suite in bullseye "$HOST_SUITE" bookworm-backports trixie trixie-backports sid; do
-  say "package lists of $suite (temporary source list)"
-  update_suite "$suite"
-done
+if [ "$AMD64_OK" = 0 ]; then
+  for suite in bullseye "$HOST_SUITE" bookworm-backports trixie trixie-backports sid; do
+    say "package lists of $suite (temporary source list)"
+    update_suite "$suite"
+  done
+fi
 
 newest() { # SUITE REGEX -> newest package name matching, by Debian version order of the name
   suite_opts "$1"
@@ -374,25 +389,28 @@ pick() { # SERIES SUITE REGEX
   PKG=$pkg
 }
 
-pick 5.10 bullseye '^linux-image-5\.10\.[0-9]+-[0-9]+-amd64-unsigned$'
-kernel_series 5.10 bullseye bullseye "$PKG" series
-pick 6.1 "$HOST_SUITE" '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64-unsigned$'
-kernel_series 6.1 "$HOST_SUITE" "$HOST_SUITE" "$PKG" series
-pick 6.12 bookworm-backports '^linux-image-6\.12\.[0-9]+[^-]*-amd64-unsigned$'
-kernel_series 6.12 bookworm-backports bookworm "$PKG" series
-# The newest series Debian carries: trixie-backports or sid, whichever has the higher version.
-NEWEST_RE='^linux-image-[0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+-amd64(-unsigned)?$'
-best="" best_suite=""
-for suite in trixie-backports sid; do
-  cand=$(newest "$suite" "$NEWEST_RE")
-  [ -n "$cand" ] || continue
-  if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$best" "$cand" | sort -V | tail -n1)" = "$cand" ]; then best=$cand best_suite=$suite; fi
-done
-[ -n "$best" ] || die "no kernel package matching $NEWEST_RE in trixie-backports or sid"
-case "$best_suite" in *-backports) base=${best_suite%-backports} ;; *) base=$best_suite ;; esac
-nseries=$(printf '%s\n' "$best" | sed 's/^linux-image-\([0-9]*\.[0-9]*\).*/\1/')
-kernel_series "$nseries" "$best_suite" "$base" "$best" newest
+if [ "$AMD64_OK" = 0 ]; then
+  pick 5.10 bullseye '^linux-image-5\.10\.[0-9]+-[0-9]+-amd64-unsigned$'
+  kernel_series 5.10 bullseye bullseye "$PKG" series
+  pick 6.1 "$HOST_SUITE" '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64-unsigned$'
+  kernel_series 6.1 "$HOST_SUITE" "$HOST_SUITE" "$PKG" series
+  pick 6.12 bookworm-backports '^linux-image-6\.12\.[0-9]+[^-]*-amd64-unsigned$'
+  kernel_series 6.12 bookworm-backports bookworm "$PKG" series
+  # The newest series Debian carries: trixie-backports or sid, whichever has the higher version.
+  NEWEST_RE='^linux-image-[0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+-amd64(-unsigned)?$'
+  best="" best_suite=""
+  for suite in trixie-backports sid; do
+    cand=$(newest "$suite" "$NEWEST_RE")
+    [ -n "$cand" ] || continue
+    if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$best" "$cand" | sort -V | tail -n1)" = "$cand" ]; then best=$cand best_suite=$suite; fi
+  done
+  [ -n "$best" ] || die "no kernel package matching $NEWEST_RE in trixie-backports or sid"
+  case "$best_suite" in *-backports) base=${best_suite%-backports} ;; *) base=$best_suite ;; esac
+  nseries=$(printf '%s\n' "$best" | sed 's/^linux-image-\([0-9]*\.[0-9]*\).*/\1/')
+  kernel_series "$nseries" "$best_suite" "$base" "$best" newest
+  mv "$WORK/kernels.tsv" "$MANIFEST"
+  say "wrote $MANIFEST"
+fi
 
-mv "$WORK/kernels.tsv" "$MANIFEST"
-say "wrote $MANIFEST"
+arm64_setup
 say "set-up took $(( $(date +%s) - T_START )) s"
