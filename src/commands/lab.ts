@@ -24,7 +24,7 @@ export function labCommand(ctx: CommandContext): Command {
     .description('run the controlled overlap fixture on Debian kernels (or --kernel) under QEMU, collect bundles, triage them')
     .option('--kernel <path>', 'boot this kernel image instead of the ones `npm run lab:setup` cached')
     .option('--module-build <dir>', 'with --kernel: a directory holding krtfix.ko built from lab/module for that kernel (module scenarios)')
-    .option('--series <series...>', 'only these cached kernel series (5.10, 6.1, 6.12, ...)')
+    .option('--series <series...>', 'only these cached kernel series (5.10, 6.1, 6.12, ..., 6.1-arm64)')
     .option('--out <dir>', 'where bundles, cases and console logs go', 'lab-out')
     .option('--scenario <name...>', `scenarios to run (default all): ${LAB_SCENARIOS.map((s) => s.name).join(', ')}`)
     .option('--timeout <seconds>', 'give up on one boot after this long', '300')
