@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import jsYaml from 'js-yaml';
 import type { VerdictId } from '../case/ids.js';
-import { defaultRulesDir } from '../rules/dir.js';
+import { GENERATED_ORDER } from './order.generated.js';
 
 /** What of rules/verdicts.yaml the order needs (src/rules/verdicts.ts parses and checks the whole file). */
 export interface Order {
@@ -36,12 +33,9 @@ export function rankIn(policy: Order, v: VerdictId): number {
 
 /**
  * The shipped order, for callers that rank verdicts without rules at hand (--fail-on, JUnit, the
- * audit summary): read from rules/verdicts.yaml itself, never copied. The meta-test checks the file.
+ * audit summary): generated from rules/verdicts.yaml by the build (scripts/gen-sources.ts), never
+ * copied by hand, so start-up parses no YAML for it. The meta-test checks it against the file.
  */
-function shipped(): Order {
-  const text = readFileSync(path.join(defaultRulesDir(), 'verdicts.yaml'), 'utf8');
-  return jsYaml.load(text) as Order;
-}
-const SHIPPED = shipped();
+const SHIPPED: Order = GENERATED_ORDER;
 export const SHIPPED_OBSERVER_ORDER: readonly VerdictId[] = observerOrder(SHIPPED);
 export const SHIPPED_VERDICT_RANK: readonly VerdictId[] = verdictRank(SHIPPED);

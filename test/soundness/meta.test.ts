@@ -53,6 +53,12 @@ describe('verdict precedence is one piece of data', () => {
     expect(numbered).toEqual(order);
     expect(order.slice(0, OBSERVER_ORDER.length)).toEqual([...OBSERVER_ORDER]);
     expect([...VERDICT_RANK].filter((v) => v !== rules.set.verdicts.fallback.id)).toEqual(order);
+    // The constants come from src/verdict/order.generated.ts, which the build writes from the file:
+    // an edit of rules/verdicts.yaml without a build fails here.
+    const { GENERATED_ORDER } = await import('../../src/verdict/order.generated.js');
+    expect(GENERATED_ORDER.order.map((e) => e.id)).toEqual(order);
+    expect(GENERATED_ORDER.fallback.id).toBe(rules.set.verdicts.fallback.id);
+    expect([...GENERATED_ORDER.holds_back]).toEqual([...rules.set.verdicts.holds_back]);
     // The README's evidence table names only verdicts the file knows, with the rule that gives them.
     const rows = [...readme.matchAll(/^\| [^|]+ \| `([a-z-]+\/[a-z-]+)` \| ([a-z-]+) \|$/gm)];
     expect(rows.length).toBeGreaterThan(4);
