@@ -46,6 +46,20 @@ function labels(known: ReadonlyMap<string, FactValue>, names: readonly string[],
   return [...new Set([...own, other])];
 }
 
+/**
+ * Labels of fields the derivations compare with each other (the three epochs): the case's own,
+ * and one fresh label for each of those fields it leaves unknown, so every pattern of equal and
+ * different labels is some completion's. One shared "other" label made every unknown pair equal:
+ * two unstated epochs read as one registration, so a level counter across a reload excluded pool
+ * misses (issue 20: a definite verdict never rests on an unknown fact). The return event and the
+ * counters' line are still given one shared label (c4-profile-line-unbound, known open).
+ */
+function comparedLabels(known: ReadonlyMap<string, FactValue>, names: readonly string[], other: string): string[] {
+  const own = names.map((n) => known.get(n)).filter((v): v is string => typeof v === 'string');
+  const fresh = names.filter((n) => typeof known.get(n) !== 'string').map((_, i) => (i === 0 ? other : `${other}-${i + 1}`));
+  return [...new Set([...own, ...fresh])];
+}
+
 /** The domain of one case field, given the facts the case knows (base and derived). */
 export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): FactValue[] {
   const f = BASE_BY_NAME.get(field);
@@ -58,7 +72,7 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   if (field === 'concurrency.loss_follows_overlap') return [];
   if (f.type === 'boolean') return [true, false];
   if (f.type === 'list') return [[], ['x.isra.0']];
-  if (field.endsWith('.epoch')) return labels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');
+  if (field.endsWith('.epoch')) return comparedLabels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');
   switch (field) {
     case 'probe.event':
     case 'counters.event':
