@@ -58,7 +58,7 @@ export interface Settled {
 export const SEARCH_STATS = { cases: 0, judgements: 0, inexact: 0, ranking: 0, remembered: 0 };
 
 /** Partial completions one case may judge before the fold's superset is kept (`exact: false`). */
-const BUDGET = 400;
+const BUDGET = 2000;
 /** Judgements confirming one verdict for one value of one field, while ranking `decides`. */
 const PER_VALUE = 3;
 /** The same for a field of two or three values (a flag, an outcome): few values, so each may search longer. */
