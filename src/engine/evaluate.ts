@@ -1,5 +1,6 @@
 import { Engine, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
 import type { Facts, FactValue } from '../facts/facts.js';
+import type { FactReader } from '../facts/derive.js';
 import type { Condition, Leaf, Operator } from '../rules/schema.js';
 
 /**
@@ -274,7 +275,7 @@ export function truthOf(c: Condition, values: ReadonlyMap<string, FactValue>): O
 }
 
 /** truthOf's answer alone (no justification kept): the search's inner loop. */
-export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Truth {
+export function truth3(c: Condition, values: FactReader): Truth {
   if ('all' in c || 'any' in c) {
     const isAll = 'all' in c;
     const parts = isAll ? (c as { all: Condition[] }).all : (c as { any: Condition[] }).any;
@@ -303,7 +304,7 @@ export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Tr
  * (first seen, each once), without building its justification: the facts of the leaves left
  * unknown, through the parts that are themselves unknown (a decided part names none).
  */
-export function unknownFactsOf(c: Condition, values: ReadonlyMap<string, FactValue>, out: string[] = []): string[] {
+export function unknownFactsOf(c: Condition, values: FactReader, out: string[] = []): string[] {
   if ('all' in c || 'any' in c) {
     for (const p of 'all' in c ? c.all : c.any) if (truth3(p, values) === 'unknown') unknownFactsOf(p, values, out);
     return out;

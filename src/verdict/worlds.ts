@@ -3,7 +3,7 @@ import { domainOf } from '../engine/domains.js';
 import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
 
 import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
@@ -75,7 +75,7 @@ const RANKING_BUDGET = 200;
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
   when?: Condition;
-  facts?: Facts;
+  facts?: SearchFacts;
   /** needsOf's answer, once asked. */
   needs?: string[];
 }
@@ -118,14 +118,14 @@ function compiledOf(set: RuleSet): Compiled {
 const TRUE: Checked = { truth: 'true' };
 const FALSE: Checked = { truth: 'false' };
 
-function check(when: Condition, facts: Facts): Checked {
+function check(when: Condition, facts: SearchFacts): Checked {
   const t = truth3(when, facts.values);
   if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
   return { truth: 'unknown', when, facts };
 }
 
 /** A parent's answer to a check that reads nothing that changed: its truth, on the child's facts. */
-function reused(c: Checked, facts: Facts): Checked {
+function reused(c: Checked, facts: SearchFacts): Checked {
   return c.truth === 'unknown' ? { truth: 'unknown', when: c.when, facts } : c;
 }
 
@@ -165,7 +165,7 @@ interface Judged {
  * values); the fields an unknown one waits for are worked out on these facts, when asked (which of
  * them are known has changed).
  */
-function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: readonly string[]): Judged {
+function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[]): Judged {
   const compiled = compiledOf(set);
   const touched = changed && from ? touchedBy(compiled, changed) : undefined;
   const constraints: Checked[] = [];
@@ -230,7 +230,7 @@ interface Node {
   could: VerdictId[];
   sketch: Sketch;
   undecided: Undecided[];
-  facts: Facts;
+  facts: SearchFacts;
   judged: Judged;
 }
 
@@ -295,7 +295,7 @@ class Worlds {
     if (hit) return hit;
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const facts = factsOfValues(new Map(this.base), this.untrusted);
+    const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
     return this.keep('', new Map(), [], facts, judgeFull(this.set, facts));
   }
 
@@ -321,7 +321,7 @@ class Worlds {
     return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed));
   }
 
-  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: Facts, judged: Judged): Node {
+  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
     const s = judged.sketch;
     const n: Node = { added, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
     this.memo.set(key, n);
