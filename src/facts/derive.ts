@@ -215,7 +215,7 @@ function downstream(p: Plan, field: string): number[] {
 
 /** Per plan and case field, the names of the derived facts that rest on it. */
 const DOWNSTREAM_NAMES = new WeakMap<Plan, Map<string, ReadonlySet<string>>>();
-function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
+export function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
   let byField = DOWNSTREAM_NAMES.get(p);
   if (!byField) DOWNSTREAM_NAMES.set(p, (byField = new Map()));
   let out = byField.get(field);

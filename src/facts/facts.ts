@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { FactSlots, Needs, plan, rerunChanged, run, type Derivation, type FactValue } from './derive.js';
+import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -184,6 +184,14 @@ export function factsWith(from: SearchFacts, field: string, value: FactValue, un
   values.set(field, value);
   const changed = rerunChanged(PLAN, values, field, untrusted);
   return { facts: { values, needs: new Needs(PLAN, values, { needs: from.needs, field }) }, changed };
+}
+
+const RESTING_ON = new Map<string, ReadonlySet<string>>();
+/** A case field and the derived facts resting on it (directly or not): what setting it can change. */
+export function restingOn(field: string): ReadonlySet<string> {
+  let out = RESTING_ON.get(field);
+  if (!out) RESTING_ON.set(field, (out = new Set([field, ...downstreamNames(PLAN, field)])));
+  return out;
 }
 
 /** The case fields (base facts) by name, for the search over completions. */

@@ -3,7 +3,7 @@ import { domainOf } from '../engine/domains.js';
 import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
 
 import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, factsWith, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
@@ -78,12 +78,18 @@ interface Checked {
   facts?: SearchFacts;
   /** needsOf's answer, once asked. */
   needs?: string[];
+  /** The unknown facts it read, once needsOf has asked. */
+  unknown?: string[];
 }
 
 /** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
 function needsOf(c: Checked): string[] {
   if (c.truth !== 'unknown') return [];
-  return (c.needs ??= needsOfAll(c.facts!.needs, unknownFactsOf(c.when!, c.facts!.values)));
+  if (c.needs === undefined) {
+    c.unknown = unknownFactsOf(c.when!, c.facts!.values);
+    c.needs = needsOfAll(c.facts!.needs, c.unknown);
+  }
+  return c.needs;
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
@@ -92,15 +98,23 @@ interface Compiled {
   constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
   /** Per fact: the constraints and the checks that read it (their places above). */
   readers: Map<string, { constraints: number[]; checks: number[] }>;
+  /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
+  touchedConstraints: Uint32Array;
+  touchedChecks: Uint32Array;
+  judgements: number;
 }
 const COMPILED = new WeakMap<RuleSet, Compiled>();
 function compiledOf(set: RuleSet): Compiled {
   let c = COMPILED.get(set);
   if (!c) {
+    const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
     c = {
-      checks: set.rules.filter((r) => r.spec.verdict !== 'warning').map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
       constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
       readers: new Map(),
+      touchedConstraints: new Uint32Array(set.constraints.length),
+      touchedChecks: new Uint32Array(checks.length),
+      judgements: 0,
     };
     const readersOf = (f: string) => {
       let r = c!.readers.get(f);
@@ -124,9 +138,16 @@ function check(when: Condition, facts: SearchFacts): Checked {
   return { truth: 'unknown', when, facts };
 }
 
-/** A parent's answer to a check that reads nothing that changed: its truth, on the child's facts. */
-function reused(c: Checked, facts: SearchFacts): Checked {
-  return c.truth === 'unknown' ? { truth: 'unknown', when: c.when, facts } : c;
+/**
+ * A parent's answer to a check that reads nothing that changed: its truth, on the child's facts.
+ * An unknown one waits for the same fields when none of its unknown facts rests on the field just
+ * set (`moved`: that field and every derived fact resting on it), since which inputs behind them
+ * are known is the parent's: then the parent's answer, with its fields, is shared.
+ */
+function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Checked {
+  if (c.truth !== 'unknown') return c;
+  if (c.needs !== undefined && !c.unknown!.some((f) => moved.has(f))) return c;
+  return { truth: 'unknown', when: c.when, facts };
 }
 
 /** An undecided verdict check of a partial completion: its verdict, weight and answer. */
@@ -138,16 +159,20 @@ interface Undecided {
 /** What the chooser is given for an undecided check: its `possible` never reads the fields (only its `decides`, which the search does not use). */
 const NO_FIELDS: string[] = [];
 
-/** Which constraints and checks read a fact of `changed` (1 where one does). */
-function touchedBy(compiled: Compiled, changed: readonly string[]): { constraints: Uint8Array; checks: Uint8Array } {
-  const t = { constraints: new Uint8Array(compiled.constraints.length), checks: new Uint8Array(compiled.checks.length) };
+/**
+ * Mark the constraints and checks that read a fact of `changed` with a new judgement number (in
+ * compiled.touchedConstraints and touchedChecks), which it returns: marks, not fresh arrays, so a
+ * judgement allocates nothing to know them.
+ */
+function touchedBy(compiled: Compiled, changed: readonly string[]): number {
+  const mark = ++compiled.judgements;
   for (const f of changed) {
     const r = compiled.readers.get(f);
     if (!r) continue;
-    for (const i of r.constraints) t.constraints[i] = 1;
-    for (const i of r.checks) t.checks[i] = 1;
+    for (const i of r.constraints) compiled.touchedConstraints[i] = mark;
+    for (const i of r.checks) compiled.touchedChecks[i] = mark;
   }
-  return t;
+  return mark;
 }
 
 /** What judging one partial completion gives, with each check's answer kept for its children. */
@@ -165,13 +190,13 @@ interface Judged {
  * values); the fields an unknown one waits for are worked out on these facts, when asked (which of
  * them are known has changed).
  */
-function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[]): Judged {
+function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
   const compiled = compiledOf(set);
-  const touched = changed && from ? touchedBy(compiled, changed) : undefined;
+  const touched = changed && from ? touchedBy(compiled, changed) : 0;
   const constraints: Checked[] = [];
   const open: Checked[] = [];
   for (const [i, k] of compiled.constraints.entries()) {
-    const c = touched && !touched.constraints[i] ? reused(from!.constraints[i]!, facts) : check(k.when, facts);
+    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
     constraints.push(c);
     if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, open: [] }, undecided: [], checks: [], constraints };
     if (c.truth === 'unknown') open.push(c);
@@ -182,7 +207,7 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   const forChooser: Open[] = [];
   for (const [i, r] of compiled.checks.entries()) {
     let c: Checked;
-    if (touched && from!.checks.length && !touched.checks[i]) c = reused(from!.checks[i]!, facts);
+    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
     else if (r.requires?.some((f) => !facts.values.has(f))) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks.push(c);
@@ -318,7 +343,7 @@ class Worlds {
     const added = new Map(parent.added);
     added.set(field, value);
     const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed));
+    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
   }
 
   private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
