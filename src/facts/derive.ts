@@ -52,6 +52,10 @@ export interface Plan {
   slot: ReadonlyMap<string, number>;
   /** The names by place (slot's inverse). */
   slotNames: readonly string[];
+  /** The places of the inputs of each of `ordered`. */
+  inputSlots: ReadonlyArray<readonly number[]>;
+  /** rerunChanged's marks by place: the number of the run that changed the fact. */
+  changedMarks: { at: Uint32Array; run: number };
 }
 
 /** Reading known fact values: a Map, or the search's FactSlots. */
@@ -101,7 +105,9 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   };
   for (const d of derivations) visit(d, []);
   const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
-  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot: new Map(slotNames.map((n, i) => [n, i])), slotNames };
+  const slot = new Map(slotNames.map((n, i) => [n, i]));
+  const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 } };
 }
 
 /**
@@ -112,7 +118,8 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
 export class FactSlots implements FactStore {
   constructor(
     private readonly p: Plan,
-    private readonly slots: Array<FactValue | undefined>,
+    /** By place (Plan.slot); rerunChanged writes it directly. */
+    readonly slots: Array<FactValue | undefined>,
   ) {}
 
   /** The values of `known` (facts of this plan only). */
@@ -238,23 +245,28 @@ function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
  * whose value changed (became known, unknown, or another value), in plan order. Gives what `run`
  * gives on the whole map.
  */
-export function rerunChanged(p: Plan, values: FactStore, field: string, untrusted?: ReadonlySet<string>): string[] {
+export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): string[] {
   const changed = [field];
-  const isChanged = new Set(changed);
+  // Marks instead of a set of changed names: a judgement of the search allocates nothing for them.
+  const marks = p.changedMarks;
+  const run = ++marks.run;
+  marks.at[p.slot.get(field)!] = run;
+  const slots = values.slots;
+  const first = p.baseNames.size;
   for (const j of downstream(p, field)) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
+    const at = p.inputSlots[j]!;
     let stale = false;
-    for (const k of d.inputs) if (isChanged.has(k)) { stale = true; break; }
+    for (let m = 0; m < at.length; m++) if (marks.at[at[m]!] === run) { stale = true; break; }
     if (!stale) continue;
     const inputs = p.scratch[j]!; // refilled for every call, as in run
-    for (const k of d.inputs) inputs[k] = values.get(k);
+    for (let m = 0; m < at.length; m++) inputs[d.inputs[m]!] = slots[at[m]!];
     const v = d.derive(inputs);
-    if (same(values.get(d.name), v)) continue;
-    if (v === undefined) values.delete(d.name);
-    else values.set(d.name, v);
+    if (same(slots[first + j], v)) continue;
+    slots[first + j] = v;
     changed.push(d.name);
-    isChanged.add(d.name);
+    marks.at[first + j] = run;
   }
   return changed;
 }
