@@ -287,12 +287,12 @@ const MAX_KNOWN_SETS = 1024;
  * The case fields behind several facts, first-seen order, each once: each fact's needs, or the
  * fact itself when it has none listed. The returned list is shared when `needs` remembers it.
  */
-export function needsOfAll(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+export function needsOfAll(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, names: readonly string[]): string[] {
   if (needs instanceof Needs) return needs.union(names);
   return union(needs, names);
 }
 
-function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+function union(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, names: readonly string[]): string[] {
   // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
   const out: string[] = [];
   for (const f of names) for (const b of needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
@@ -311,27 +311,16 @@ function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): 
 export class Needs extends Map<string, string[]> {
   #memo: Worked | undefined;
 
-  readonly #from: { needs: Needs; field: string; downstream: ReadonlySet<string> } | undefined;
-
-  /**
-   * A case's facts remember the lists for their set of known facts across cases (the set recurs
-   * from case to case). A partial completion of the verdict's search (`from`: its parent's needs
-   * and the field it set) has a known set of its own, so naming the set would cost more than the
-   * lists it finds: it asks its parent for every fact that does not rest on that field (which of
-   * its inputs are known is the parent's), and keeps the rest for itself alone.
-   */
+  /** A case's facts remember the lists for their set of known facts across cases (the set recurs from case to case). */
   constructor(
     private readonly p: Plan,
-    private readonly known: FactReader & { keys(): Iterable<string> },
-    from?: { needs: ReadonlyMap<string, string[]>; field: string },
+    private readonly known: ReadonlyMap<string, FactValue>,
   ) {
     super();
-    if (from && from.needs instanceof Needs) this.#from = { needs: from.needs, field: from.field, downstream: downstreamNames(p, from.field) };
   }
 
   /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
   #worked(): Worked {
-    if (this.#from) return { needs: new Map(), unions: new WeakMap() };
     let bySet = WORKED.get(this.p);
     if (!bySet) WORKED.set(this.p, (bySet = new Map()));
     const key = [...this.known.keys()].join('\u0000');
@@ -345,7 +334,6 @@ export class Needs extends Map<string, string[]> {
 
   /** needsOfAll for this case, remembered by the list asked about. */
   union(names: readonly string[]): string[] {
-    if (this.#from) return union(this, names);
     const { unions } = (this.#memo ??= this.#worked());
     let out = unions.get(names);
     if (!out) unions.set(names, (out = union(this, names)));
@@ -357,13 +345,6 @@ export class Needs extends Map<string, string[]> {
     const memo = (this.#memo ??= this.#worked()).needs;
     const cached = memo.get(name);
     if (cached !== undefined) return cached;
-    const from = this.#from;
-    if (from && name !== from.field && !from.downstream.has(name)) {
-      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
-      const n = from.needs.get(name)!;
-      memo.set(name, n);
-      return n;
-    }
     let n: string[] | undefined;
     const d = this.p.byName.get(name);
     if (!d) {
@@ -388,5 +369,77 @@ export class Needs extends Map<string, string[]> {
 
   override has(name: string): boolean {
     return this.get(name) !== undefined;
+  }
+}
+
+/** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */
+const MOVED = new WeakMap<Plan, Map<string, Uint8Array>>();
+function movedBy(p: Plan, field: string): Uint8Array {
+  let byField = MOVED.get(p);
+  if (!byField) MOVED.set(p, (byField = new Map()));
+  let out = byField.get(field);
+  if (!out) {
+    out = new Uint8Array(p.slotNames.length);
+    out[p.slot.get(field)!] = 1;
+    for (const j of downstream(p, field)) out[p.baseNames.size + j] = 1;
+    byField.set(field, out);
+  }
+  return out;
+}
+
+/**
+ * Needs (as above) of a partial completion of the verdict's search: `from`'s facts with `field`
+ * set. Its set of known facts is its own, so naming the set would cost more than the lists it
+ * finds: it asks its parent for every fact that does not rest on that field (which of its inputs
+ * are known is the parent's), and works out the rest by place in the plan, for itself alone.
+ */
+export class StepNeeds {
+  #memo: Array<string[] | undefined> | undefined;
+  readonly #moved: Uint8Array;
+
+  constructor(
+    private readonly p: Plan,
+    private readonly known: FactSlots,
+    private readonly from: Needs | StepNeeds,
+    field: string,
+  ) {
+    this.#moved = movedBy(p, field);
+  }
+
+  get(name: string): string[] | undefined {
+    const i = this.p.slot.get(name);
+    return i === undefined ? undefined : this.at(i);
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  at(i: number): string[] | undefined {
+    if (this.known.slots[i] !== undefined) return undefined;
+    const memo = (this.#memo ??= new Array<string[] | undefined>(this.p.slotNames.length));
+    let n = memo[i];
+    if (n !== undefined) return n;
+    const p = this.p;
+    const first = p.baseNames.size;
+    if (!this.#moved[i]) {
+      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
+      n = this.from instanceof StepNeeds ? this.from.at(i)! : this.from.get(p.slotNames[i]!)!;
+    } else if (i < first) {
+      n = [p.slotNames[i]!];
+    } else {
+      // As Needs.get: the first unknown input's list as it is, further ones merged into a copy.
+      let merged = false;
+      for (const k of p.inputSlots[i - first]!) {
+        const more = this.at(k);
+        if (!more || more.length === 0) continue;
+        if (!n) { n = more; continue; }
+        if (!merged) { n = [...n]; merged = true; }
+        for (const b of more) if (!n.includes(b)) n.push(b);
+      }
+      n ??= [];
+    }
+    memo[i] = n;
+    return n;
   }
 }

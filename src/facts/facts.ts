@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, type Derivation, type FactValue } from './derive.js';
+import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, StepNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -165,7 +165,7 @@ export function factsOfValues(values: Map<string, FactValue>, untrusted?: Readon
 /** Facts of a partial completion in the verdict's search: values in slots, copied at each step. */
 export interface SearchFacts {
   values: FactSlots;
-  needs: Needs;
+  needs: Needs | StepNeeds;
 }
 
 /** The search's form of facts worked out by factsOfValues (the values are copied). */
@@ -183,7 +183,7 @@ export function factsWith(from: SearchFacts, field: string, value: FactValue, un
   const values = from.values.copy();
   values.set(field, value);
   const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: { values, needs: new Needs(PLAN, values, { needs: from.needs, field }) }, changed };
+  return { facts: { values, needs: new StepNeeds(PLAN, values, from.needs, field) }, changed };
 }
 
 const RESTING_ON = new Map<string, ReadonlySet<string>>();
