@@ -7,7 +7,7 @@ import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type Sear
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
-import { choose, type Choice, type Open } from './choose.js';
+import { possibleOf, type Choice } from './choose.js';
 
 /**
  * The verdict of a partial case is the set of verdicts over its consistent completions
@@ -26,7 +26,8 @@ interface Sketch {
   blocked: boolean;
   /** The first verdict in the order whose check fired (and is not held back), if any. */
   floor?: VerdictId;
-  choice: Choice;
+  /** The chooser's `possible` (src/verdict/choose.ts possibleOf). */
+  possible: VerdictId[];
   /** The constraints still undecided, in declaration order (their fields: constraintNeedsOf). */
   open: Checked[];
   /** constraintNeedsOf's answer, once asked. */
@@ -156,8 +157,6 @@ interface Undecided {
   weight: number;
   check: Checked;
 }
-/** What the chooser is given for an undecided check: its `possible` never reads the fields (only its `decides`, which the search does not use). */
-const NO_FIELDS: string[] = [];
 
 /**
  * Mark the constraints and checks that read a fact of `changed` with a new judgement number (in
@@ -198,29 +197,32 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   for (const [i, k] of compiled.constraints.entries()) {
     const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
     constraints.push(c);
-    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, open: [] }, undecided: [], checks: [], constraints };
+    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, possible: [], open: [] }, undecided: [], checks: [], constraints };
     if (c.truth === 'unknown') open.push(c);
   }
   const checks: Checked[] = [];
-  const fired: Array<{ verdict: VerdictId | null }> = [];
+  // The verdicts of the checks that fired and of those left undecided, each once.
+  const fired: VerdictId[] = [];
+  const opened: VerdictId[] = [];
   const undecided: Undecided[] = [];
-  const forChooser: Open[] = [];
   for (const [i, r] of compiled.checks.entries()) {
     let c: Checked;
     if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
     else if (r.requires?.some((f) => !facts.values.has(f))) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks.push(c);
-    if (c.truth === 'true') fired.push({ verdict: r.verdict });
-    else if (c.truth === 'unknown') {
+    if (c.truth === 'true') {
+      if (!fired.includes(r.verdict)) fired.push(r.verdict);
+    } else if (c.truth === 'unknown') {
       undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
-      forChooser.push({ verdict: r.verdict, weight: r.weight, needs: NO_FIELDS });
+      if (!opened.includes(r.verdict)) opened.push(r.verdict);
     }
   }
-  const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
+  const blocked = fired.includes(set.verdicts.fallback.id);
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
-  const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, forChooser), open }, undecided, checks, constraints };
+  const floor = set.verdicts.order.find((e) => fired.includes(e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  const { possible } = possibleOf(set.verdicts, (v) => fired.includes(v), (v) => opened.includes(v));
+  return { sketch: { dead: false, blocked, floor, possible, open }, undecided, checks, constraints };
 }
 
 /**
@@ -229,7 +231,7 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
  * established whatever the rest.
  */
 function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
-  const out = s.choice.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
+  const out = s.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
   if (s.floor === undefined) out.push(set.verdicts.fallback.id);
   return out;
 }
