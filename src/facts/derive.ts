@@ -249,6 +249,11 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
   const changed = [field];
   // Marks instead of a set of changed names: a judgement of the search allocates nothing for them.
   const marks = p.changedMarks;
+  // A number past what the array holds would match nothing: start again from 1 with it cleared.
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
   const run = ++marks.run;
   marks.at[p.slot.get(field)!] = run;
   const slots = values.slots;

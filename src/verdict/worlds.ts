@@ -164,6 +164,12 @@ interface Undecided {
  * judgement allocates nothing to know them.
  */
 function touchedBy(compiled: Compiled, changed: readonly string[]): number {
+  // A mark past what the arrays hold would match none: start again from 1 with the arrays cleared.
+  if (compiled.judgements === 0xffffffff) {
+    compiled.judgements = 0;
+    compiled.touchedConstraints.fill(0);
+    compiled.touchedChecks.fill(0);
+  }
   const mark = ++compiled.judgements;
   for (const f of changed) {
     const r = compiled.readers.get(f);
