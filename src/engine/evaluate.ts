@@ -1,5 +1,6 @@
 import { Engine, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
 import type { Facts, FactValue } from '../facts/facts.js';
+import type { FactReader } from '../facts/derive.js';
 import type { Condition, Leaf, Operator } from '../rules/schema.js';
 
 /**
@@ -151,7 +152,9 @@ export class ConditionRunner {
 
   /** Evaluate every condition against the facts (plus extra known facts); one outcome per id. */
   async run(facts: Facts, extra: Record<string, FactValue> = {}): Promise<Map<string, Outcome>> {
-    const value = (name: string) => extra[name] ?? facts.values.get(name);
+    // Without extra facts (every verdict run), a look-up in the empty object per leaf is only cost.
+    const known = facts.values;
+    const value = Object.keys(extra).length ? (name: string) => extra[name] ?? known.get(name) : (name: string) => known.get(name);
     const keyOf = (c: Remembered): number | string => {
       if (c.leaves.length <= 17) {
         let key = 0;
@@ -274,7 +277,7 @@ export function truthOf(c: Condition, values: ReadonlyMap<string, FactValue>): O
 }
 
 /** truthOf's answer alone (no justification kept): the search's inner loop. */
-export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Truth {
+export function truth3(c: Condition, values: FactReader): Truth {
   if ('all' in c || 'any' in c) {
     const isAll = 'all' in c;
     const parts = isAll ? (c as { all: Condition[] }).all : (c as { any: Condition[] }).any;
@@ -303,7 +306,7 @@ export function truth3(c: Condition, values: ReadonlyMap<string, FactValue>): Tr
  * (first seen, each once), without building its justification: the facts of the leaves left
  * unknown, through the parts that are themselves unknown (a decided part names none).
  */
-export function unknownFactsOf(c: Condition, values: ReadonlyMap<string, FactValue>, out: string[] = []): string[] {
+export function unknownFactsOf(c: Condition, values: FactReader, out: string[] = []): string[] {
   if ('all' in c || 'any' in c) {
     for (const p of 'all' in c ? c.all : c.any) if (truth3(p, values) === 'unknown') unknownFactsOf(p, values, out);
     return out;

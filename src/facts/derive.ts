@@ -48,6 +48,26 @@ export interface Plan {
   baseInputs: ReadonlyMap<string, readonly string[]>;
   /** The inputs object of each of `ordered`, refilled for every run. */
   scratch: ReadonlyArray<Record<string, FactValue | undefined>>;
+  /** Every fact's place in a FactSlots array: the case fields, then the derived facts in plan order. */
+  slot: ReadonlyMap<string, number>;
+  /** The names by place (slot's inverse). */
+  slotNames: readonly string[];
+  /** The places of the inputs of each of `ordered`. */
+  inputSlots: ReadonlyArray<readonly number[]>;
+  /** rerunChanged's marks by place: the number of the run that changed the fact. */
+  changedMarks: { at: Uint32Array; run: number };
+}
+
+/** Reading known fact values: a Map, or the search's FactSlots. */
+export interface FactReader {
+  get(name: string): FactValue | undefined;
+  has(name: string): boolean;
+}
+
+/** Known fact values that a derivation run may change. */
+export interface FactStore extends FactReader {
+  set(name: string, value: FactValue): unknown;
+  delete(name: string): unknown;
 }
 
 /**
@@ -84,7 +104,77 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     ordered.push(d);
   };
   for (const d of derivations) visit(d, []);
-  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})) };
+  const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
+  const slot = new Map(slotNames.map((n, i) => [n, i]));
+  const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 } };
+}
+
+/**
+ * Known fact values held in an array, one place per fact of the plan (an unknown fact's place is
+ * undefined). The verdict's search copies the facts of a partial completion for each field it
+ * fills: copying a Map of ~80 facts cost ~4 us (and its garbage), copying the array ~0.1 us.
+ */
+export class FactSlots implements FactStore {
+  constructor(
+    private readonly p: Plan,
+    /** By place (Plan.slot); rerunChanged writes it directly. */
+    readonly slots: Array<FactValue | undefined>,
+  ) {}
+
+  /** The values of `known` (facts of this plan only). */
+  static of(p: Plan, known: ReadonlyMap<string, FactValue>): FactSlots {
+    const slots = new Array<FactValue | undefined>(p.slotNames.length).fill(undefined);
+    for (const [name, v] of known) slots[FactSlots.at(p, name)] = v;
+    return new FactSlots(p, slots);
+  }
+
+  private static at(p: Plan, name: string): number {
+    const i = p.slot.get(name);
+    if (i === undefined) throw new Error(`${name} is not a fact of this plan`);
+    return i;
+  }
+
+  copy(): FactSlots {
+    return new FactSlots(this.p, this.slots.slice());
+  }
+
+  get(name: string): FactValue | undefined {
+    const i = this.p.slot.get(name);
+    return i === undefined ? undefined : this.slots[i];
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, value: FactValue): this {
+    this.slots[FactSlots.at(this.p, name)] = value;
+    return this;
+  }
+
+  delete(name: string): boolean {
+    const i = this.p.slot.get(name);
+    if (i === undefined || this.slots[i] === undefined) return false;
+    this.slots[i] = undefined;
+    return true;
+  }
+
+  /** The known facts, in plan order (case fields first). */
+  *entries(): IterableIterator<[string, FactValue]> {
+    for (let i = 0; i < this.slots.length; i++) {
+      const v = this.slots[i];
+      if (v !== undefined) yield [this.p.slotNames[i]!, v];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, FactValue]> {
+    return this.entries();
+  }
 }
 
 /** Per derivation of the plan, what it gives when none of its inputs is known. */
@@ -132,7 +222,7 @@ function downstream(p: Plan, field: string): number[] {
 
 /** Per plan and case field, the names of the derived facts that rest on it. */
 const DOWNSTREAM_NAMES = new WeakMap<Plan, Map<string, ReadonlySet<string>>>();
-function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
+export function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
   let byField = DOWNSTREAM_NAMES.get(p);
   if (!byField) DOWNSTREAM_NAMES.set(p, (byField = new Map()));
   let out = byField.get(field);
@@ -155,23 +245,33 @@ function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
  * whose value changed (became known, unknown, or another value), in plan order. Gives what `run`
  * gives on the whole map.
  */
-export function rerunChanged(p: Plan, values: Map<string, FactValue>, field: string, untrusted?: ReadonlySet<string>): string[] {
+export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): string[] {
   const changed = [field];
-  const isChanged = new Set(changed);
+  // Marks instead of a set of changed names: a judgement of the search allocates nothing for them.
+  const marks = p.changedMarks;
+  // A number past what the array holds would match nothing: start again from 1 with it cleared.
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
+  const run = ++marks.run;
+  marks.at[p.slot.get(field)!] = run;
+  const slots = values.slots;
+  const first = p.baseNames.size;
   for (const j of downstream(p, field)) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
+    const at = p.inputSlots[j]!;
     let stale = false;
-    for (const k of d.inputs) if (isChanged.has(k)) { stale = true; break; }
+    for (let m = 0; m < at.length; m++) if (marks.at[at[m]!] === run) { stale = true; break; }
     if (!stale) continue;
     const inputs = p.scratch[j]!; // refilled for every call, as in run
-    for (const k of d.inputs) inputs[k] = values.get(k);
+    for (let m = 0; m < at.length; m++) inputs[d.inputs[m]!] = slots[at[m]!];
     const v = d.derive(inputs);
-    if (same(values.get(d.name), v)) continue;
-    if (v === undefined) values.delete(d.name);
-    else values.set(d.name, v);
+    if (same(slots[first + j], v)) continue;
+    slots[first + j] = v;
     changed.push(d.name);
-    isChanged.add(d.name);
+    marks.at[first + j] = run;
   }
   return changed;
 }
@@ -192,12 +292,12 @@ const MAX_KNOWN_SETS = 1024;
  * The case fields behind several facts, first-seen order, each once: each fact's needs, or the
  * fact itself when it has none listed. The returned list is shared when `needs` remembers it.
  */
-export function needsOfAll(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+export function needsOfAll(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, names: readonly string[]): string[] {
   if (needs instanceof Needs) return needs.union(names);
   return union(needs, names);
 }
 
-function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): string[] {
+function union(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, names: readonly string[]): string[] {
   // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
   const out: string[] = [];
   for (const f of names) for (const b of needs.get(f) ?? [f]) if (!out.includes(b)) out.push(b);
@@ -216,30 +316,28 @@ function union(needs: ReadonlyMap<string, string[]>, names: readonly string[]): 
 export class Needs extends Map<string, string[]> {
   #memo: Worked | undefined;
 
-  readonly #from: { needs: Needs; field: string; downstream: ReadonlySet<string> } | undefined;
-
-  /**
-   * A case's facts remember the lists for their set of known facts across cases (the set recurs
-   * from case to case). A partial completion of the verdict's search (`from`: its parent's needs
-   * and the field it set) has a known set of its own, so naming the set would cost more than the
-   * lists it finds: it asks its parent for every fact that does not rest on that field (which of
-   * its inputs are known is the parent's), and keeps the rest for itself alone.
-   */
+  /** A case's facts remember the lists for their set of known facts across cases (the set recurs from case to case). */
   constructor(
     private readonly p: Plan,
     private readonly known: ReadonlyMap<string, FactValue>,
-    from?: { needs: ReadonlyMap<string, string[]>; field: string },
   ) {
     super();
-    if (from && from.needs instanceof Needs) this.#from = { needs: from.needs, field: from.field, downstream: downstreamNames(p, from.field) };
   }
 
-  /** The memo of this set of known facts, named by the known names in order (the same names in the same order are the same set). */
+  /**
+   * The memo of this set of known facts, named by the known facts in order (the same facts in
+   * the same order are the same set): each by its place in the plan as one character, since
+   * joining ~80 names made a ~2 KB key to build and hash for every case.
+   */
   #worked(): Worked {
-    if (this.#from) return { needs: new Map(), unions: new WeakMap() };
     let bySet = WORKED.get(this.p);
     if (!bySet) WORKED.set(this.p, (bySet = new Map()));
-    const key = [...this.known.keys()].join('\u0000');
+    let key = '';
+    for (const name of this.known.keys()) {
+      const i = this.p.slot.get(name);
+      // A name outside the plan (none in a case's facts) keeps its own, between NULs no place gives.
+      key += i === undefined ? `\u0000${name}\u0000` : String.fromCharCode(i + 1);
+    }
     let memo = bySet.get(key);
     if (!memo) {
       if (bySet.size >= MAX_KNOWN_SETS) bySet.clear();
@@ -250,7 +348,6 @@ export class Needs extends Map<string, string[]> {
 
   /** needsOfAll for this case, remembered by the list asked about. */
   union(names: readonly string[]): string[] {
-    if (this.#from) return union(this, names);
     const { unions } = (this.#memo ??= this.#worked());
     let out = unions.get(names);
     if (!out) unions.set(names, (out = union(this, names)));
@@ -262,13 +359,6 @@ export class Needs extends Map<string, string[]> {
     const memo = (this.#memo ??= this.#worked()).needs;
     const cached = memo.get(name);
     if (cached !== undefined) return cached;
-    const from = this.#from;
-    if (from && name !== from.field && !from.downstream.has(name)) {
-      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
-      const n = from.needs.get(name)!;
-      memo.set(name, n);
-      return n;
-    }
     let n: string[] | undefined;
     const d = this.p.byName.get(name);
     if (!d) {
@@ -293,5 +383,77 @@ export class Needs extends Map<string, string[]> {
 
   override has(name: string): boolean {
     return this.get(name) !== undefined;
+  }
+}
+
+/** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */
+const MOVED = new WeakMap<Plan, Map<string, Uint8Array>>();
+function movedBy(p: Plan, field: string): Uint8Array {
+  let byField = MOVED.get(p);
+  if (!byField) MOVED.set(p, (byField = new Map()));
+  let out = byField.get(field);
+  if (!out) {
+    out = new Uint8Array(p.slotNames.length);
+    out[p.slot.get(field)!] = 1;
+    for (const j of downstream(p, field)) out[p.baseNames.size + j] = 1;
+    byField.set(field, out);
+  }
+  return out;
+}
+
+/**
+ * Needs (as above) of a partial completion of the verdict's search: `from`'s facts with `field`
+ * set. Its set of known facts is its own, so naming the set would cost more than the lists it
+ * finds: it asks its parent for every fact that does not rest on that field (which of its inputs
+ * are known is the parent's), and works out the rest by place in the plan, for itself alone.
+ */
+export class StepNeeds {
+  #memo: Array<string[] | undefined> | undefined;
+  readonly #moved: Uint8Array;
+
+  constructor(
+    private readonly p: Plan,
+    private readonly known: FactSlots,
+    private readonly from: Needs | StepNeeds,
+    field: string,
+  ) {
+    this.#moved = movedBy(p, field);
+  }
+
+  get(name: string): string[] | undefined {
+    const i = this.p.slot.get(name);
+    return i === undefined ? undefined : this.at(i);
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  at(i: number): string[] | undefined {
+    if (this.known.slots[i] !== undefined) return undefined;
+    const memo = (this.#memo ??= new Array<string[] | undefined>(this.p.slotNames.length));
+    let n = memo[i];
+    if (n !== undefined) return n;
+    const p = this.p;
+    const first = p.baseNames.size;
+    if (!this.#moved[i]) {
+      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
+      n = this.from instanceof StepNeeds ? this.from.at(i)! : this.from.get(p.slotNames[i]!)!;
+    } else if (i < first) {
+      n = [p.slotNames[i]!];
+    } else {
+      // As Needs.get: the first unknown input's list as it is, further ones merged into a copy.
+      let merged = false;
+      for (const k of p.inputSlots[i - first]!) {
+        const more = this.at(k);
+        if (!more || more.length === 0) continue;
+        if (!n) { n = more; continue; }
+        if (!merged) { n = [...n]; merged = true; }
+        for (const b of more) if (!n.includes(b)) n.push(b);
+      }
+      n ??= [];
+    }
+    memo[i] = n;
+    return n;
   }
 }

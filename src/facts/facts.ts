@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { Needs, plan, rerunChanged, run, type Derivation, type FactValue } from './derive.js';
+import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, StepNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -162,17 +162,36 @@ export function factsOfValues(values: Map<string, FactValue>, untrusted?: Readon
   return { values, needs: new Needs(PLAN, values), inputs: PLAN.baseInputs as Map<string, string[]> };
 }
 
+/** Facts of a partial completion in the verdict's search: values in slots, copied at each step. */
+export interface SearchFacts {
+  values: FactSlots;
+  needs: Needs | StepNeeds;
+}
+
+/** The search's form of facts worked out by factsOfValues (the values are copied). */
+export function searchFacts(facts: Facts): SearchFacts {
+  return { values: FactSlots.of(PLAN, facts.values), needs: facts.needs as Needs };
+}
+
 /**
  * The facts of `from` with one more case field known (a partial completion one field further),
  * and the facts whose value that changed (the field, and the derived facts that became known,
  * unknown or another value): only derivations an input of which changed are worked out again
  * (src/facts/derive.ts rerunChanged).
  */
-export function factsWith(from: Facts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: Facts; changed: string[] } {
-  const values = new Map(from.values);
+export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: SearchFacts; changed: string[] } {
+  const values = from.values.copy();
   values.set(field, value);
   const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: { values, needs: new Needs(PLAN, values, { needs: from.needs, field }), inputs: PLAN.baseInputs as Map<string, string[]> }, changed };
+  return { facts: { values, needs: new StepNeeds(PLAN, values, from.needs, field) }, changed };
+}
+
+const RESTING_ON = new Map<string, ReadonlySet<string>>();
+/** A case field and the derived facts resting on it (directly or not): what setting it can change. */
+export function restingOn(field: string): ReadonlySet<string> {
+  let out = RESTING_ON.get(field);
+  if (!out) RESTING_ON.set(field, (out = new Set([field, ...downstreamNames(PLAN, field)])));
+  return out;
 }
 
 /** The case fields (base facts) by name, for the search over completions. */

@@ -39,8 +39,27 @@ function rankOf(policy: VerdictPolicy): Map<VerdictId, number> {
  * one that no completion of the unknown facts could displace from above.
  */
 export function choose(policy: VerdictPolicy, findings: readonly Fired[], undecided: readonly Open[]): Choice {
-  const fired = (v: VerdictId) => findings.some((f) => f.verdict === v);
-  const anyOpen = (v: VerdictId) => undecided.some((u) => u.verdict === v);
+  const { possible, established } = possibleOf(policy, (v) => findings.some((f) => f.verdict === v), (v) => undecided.some((u) => u.verdict === v));
+  if (established !== undefined && possible.length === 1) {
+    return { verdict: established, possible, decides: [] };
+  }
+  const ranks = rankOf(policy);
+  const rank = (v: VerdictId) => ranks.get(v) ?? -1;
+  // Most decisive first: the facts of the checks whose verdict ranks highest, heaviest first.
+  const open = undecided
+    .filter((u) => u.verdict !== null && possible.includes(u.verdict))
+    .sort((a, b) => rank(a.verdict!) - rank(b.verdict!) || b.weight - a.weight);
+  const decides = new Set<string>();
+  for (const u of open) for (const n of u.needs) decides.add(n);
+  return { verdict: policy.fallback.id, possible, decides: [...decides] };
+}
+
+/**
+ * choose's `possible`, and the verdict established if any, from which verdicts have a check that
+ * fired and which one still undecided: all the verdict's search over completions asks of it (it
+ * never reads `decides`).
+ */
+export function possibleOf(policy: VerdictPolicy, fired: (v: VerdictId) => boolean, anyOpen: (v: VerdictId) => boolean): { possible: VerdictId[]; established: VerdictId | undefined } {
   const blocked = fired(policy.fallback.id);
   const possible: VerdictId[] = [];
   let established: VerdictId | undefined;
@@ -57,14 +76,5 @@ export function choose(policy: VerdictPolicy, findings: readonly Fired[], undeci
   const ranks = rankOf(policy);
   const rank = (v: VerdictId) => ranks.get(v) ?? -1;
   possible.sort((a, b) => rank(a) - rank(b));
-  if (established !== undefined && possible.length === 1) {
-    return { verdict: established, possible, decides: [] };
-  }
-  // Most decisive first: the facts of the checks whose verdict ranks highest, heaviest first.
-  const open = undecided
-    .filter((u) => u.verdict !== null && possible.includes(u.verdict))
-    .sort((a, b) => rank(a.verdict!) - rank(b.verdict!) || b.weight - a.weight);
-  const decides = new Set<string>();
-  for (const u of open) for (const n of u.needs) decides.add(n);
-  return { verdict: policy.fallback.id, possible, decides: [...decides] };
+  return { possible, established };
 }

@@ -1,7 +1,7 @@
 import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
 import { BASE_BY_NAME, caseFacts, factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
 import { needsOfAll } from '../facts/derive.js';
-import { ConditionRunner, truthOf, type Outcome } from '../engine/evaluate.js';
+import { ConditionRunner, truth3, truthOf, type Outcome } from '../engine/evaluate.js';
 import type { ParsedConstraint } from '../rules/parse.js';
 import type { RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
@@ -357,7 +357,8 @@ function contradictions(set: RuleSet, given: Facts): { broken: Array<{ constrain
   let untrusted: Set<string> | undefined;
   const broken: Array<{ constraint: ParsedConstraint; outcome: Outcome }> = [];
   for (;;) {
-    const now = set.constraints.filter((k) => !broken.some((b) => b.constraint === k)).map((constraint) => ({ constraint, outcome: truthOf(constraint.spec.broken_when, facts.values) })).filter((x) => x.outcome.truth === 'true');
+    // truth3 first: almost every case breaks nothing, and truthOf's justification is only kept for a broken one.
+    const now = set.constraints.filter((k) => !broken.some((b) => b.constraint === k) && truth3(k.spec.broken_when, facts.values) === 'true').map((constraint) => ({ constraint, outcome: truthOf(constraint.spec.broken_when, facts.values) }));
     if (!now.length) return { broken, ...(untrusted ? { untrusted } : {}), facts };
     broken.push(...now);
     // Case fields in conflict become unknown; derived facts in conflict are not worked out.

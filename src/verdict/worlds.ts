@@ -3,11 +3,11 @@ import { domainOf } from '../engine/domains.js';
 import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
 
 import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, factsWith, type Facts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import type { Condition } from '../rules/schema.js';
-import { choose, type Choice, type Open } from './choose.js';
+import { possibleOf, type Choice } from './choose.js';
 
 /**
  * The verdict of a partial case is the set of verdicts over its consistent completions
@@ -26,7 +26,8 @@ interface Sketch {
   blocked: boolean;
   /** The first verdict in the order whose check fired (and is not held back), if any. */
   floor?: VerdictId;
-  choice: Choice;
+  /** The chooser's `possible` (src/verdict/choose.ts possibleOf). */
+  possible: VerdictId[];
   /** The constraints still undecided, in declaration order (their fields: constraintNeedsOf). */
   open: Checked[];
   /** constraintNeedsOf's answer, once asked. */
@@ -75,15 +76,21 @@ const RANKING_BUDGET = 200;
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
   when?: Condition;
-  facts?: Facts;
+  facts?: SearchFacts;
   /** needsOf's answer, once asked. */
   needs?: string[];
+  /** The unknown facts it read, once needsOf has asked. */
+  unknown?: string[];
 }
 
 /** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
 function needsOf(c: Checked): string[] {
   if (c.truth !== 'unknown') return [];
-  return (c.needs ??= needsOfAll(c.facts!.needs, unknownFactsOf(c.when!, c.facts!.values)));
+  if (c.needs === undefined) {
+    c.unknown = unknownFactsOf(c.when!, c.facts!.values);
+    c.needs = needsOfAll(c.facts!.needs, c.unknown);
+  }
+  return c.needs;
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
@@ -92,15 +99,23 @@ interface Compiled {
   constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
   /** Per fact: the constraints and the checks that read it (their places above). */
   readers: Map<string, { constraints: number[]; checks: number[] }>;
+  /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
+  touchedConstraints: Uint32Array;
+  touchedChecks: Uint32Array;
+  judgements: number;
 }
 const COMPILED = new WeakMap<RuleSet, Compiled>();
 function compiledOf(set: RuleSet): Compiled {
   let c = COMPILED.get(set);
   if (!c) {
+    const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
     c = {
-      checks: set.rules.filter((r) => r.spec.verdict !== 'warning').map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
       constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
       readers: new Map(),
+      touchedConstraints: new Uint32Array(set.constraints.length),
+      touchedChecks: new Uint32Array(checks.length),
+      judgements: 0,
     };
     const readersOf = (f: string) => {
       let r = c!.readers.get(f);
@@ -118,15 +133,22 @@ function compiledOf(set: RuleSet): Compiled {
 const TRUE: Checked = { truth: 'true' };
 const FALSE: Checked = { truth: 'false' };
 
-function check(when: Condition, facts: Facts): Checked {
+function check(when: Condition, facts: SearchFacts): Checked {
   const t = truth3(when, facts.values);
   if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
   return { truth: 'unknown', when, facts };
 }
 
-/** A parent's answer to a check that reads nothing that changed: its truth, on the child's facts. */
-function reused(c: Checked, facts: Facts): Checked {
-  return c.truth === 'unknown' ? { truth: 'unknown', when: c.when, facts } : c;
+/**
+ * A parent's answer to a check that reads nothing that changed: its truth, on the child's facts.
+ * An unknown one waits for the same fields when none of its unknown facts rests on the field just
+ * set (`moved`: that field and every derived fact resting on it), since which inputs behind them
+ * are known is the parent's: then the parent's answer, with its fields, is shared.
+ */
+function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Checked {
+  if (c.truth !== 'unknown') return c;
+  if (c.needs !== undefined && !c.unknown!.some((f) => moved.has(f))) return c;
+  return { truth: 'unknown', when: c.when, facts };
 }
 
 /** An undecided verdict check of a partial completion: its verdict, weight and answer. */
@@ -135,19 +157,27 @@ interface Undecided {
   weight: number;
   check: Checked;
 }
-/** What the chooser is given for an undecided check: its `possible` never reads the fields (only its `decides`, which the search does not use). */
-const NO_FIELDS: string[] = [];
 
-/** Which constraints and checks read a fact of `changed` (1 where one does). */
-function touchedBy(compiled: Compiled, changed: readonly string[]): { constraints: Uint8Array; checks: Uint8Array } {
-  const t = { constraints: new Uint8Array(compiled.constraints.length), checks: new Uint8Array(compiled.checks.length) };
+/**
+ * Mark the constraints and checks that read a fact of `changed` with a new judgement number (in
+ * compiled.touchedConstraints and touchedChecks), which it returns: marks, not fresh arrays, so a
+ * judgement allocates nothing to know them.
+ */
+function touchedBy(compiled: Compiled, changed: readonly string[]): number {
+  // A mark past what the arrays hold would match none: start again from 1 with the arrays cleared.
+  if (compiled.judgements === 0xffffffff) {
+    compiled.judgements = 0;
+    compiled.touchedConstraints.fill(0);
+    compiled.touchedChecks.fill(0);
+  }
+  const mark = ++compiled.judgements;
   for (const f of changed) {
     const r = compiled.readers.get(f);
     if (!r) continue;
-    for (const i of r.constraints) t.constraints[i] = 1;
-    for (const i of r.checks) t.checks[i] = 1;
+    for (const i of r.constraints) compiled.touchedConstraints[i] = mark;
+    for (const i of r.checks) compiled.touchedChecks[i] = mark;
   }
-  return t;
+  return mark;
 }
 
 /** What judging one partial completion gives, with each check's answer kept for its children. */
@@ -165,37 +195,40 @@ interface Judged {
  * values); the fields an unknown one waits for are worked out on these facts, when asked (which of
  * them are known has changed).
  */
-function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: readonly string[]): Judged {
+function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
   const compiled = compiledOf(set);
-  const touched = changed && from ? touchedBy(compiled, changed) : undefined;
+  const touched = changed && from ? touchedBy(compiled, changed) : 0;
   const constraints: Checked[] = [];
   const open: Checked[] = [];
   for (const [i, k] of compiled.constraints.entries()) {
-    const c = touched && !touched.constraints[i] ? reused(from!.constraints[i]!, facts) : check(k.when, facts);
+    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
     constraints.push(c);
-    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, choice: { verdict: set.verdicts.fallback.id, possible: [], decides: [] }, open: [] }, undecided: [], checks: [], constraints };
+    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, possible: [], open: [] }, undecided: [], checks: [], constraints };
     if (c.truth === 'unknown') open.push(c);
   }
   const checks: Checked[] = [];
-  const fired: Array<{ verdict: VerdictId | null }> = [];
+  // The verdicts of the checks that fired and of those left undecided, each once.
+  const fired: VerdictId[] = [];
+  const opened: VerdictId[] = [];
   const undecided: Undecided[] = [];
-  const forChooser: Open[] = [];
   for (const [i, r] of compiled.checks.entries()) {
     let c: Checked;
-    if (touched && from!.checks.length && !touched.checks[i]) c = reused(from!.checks[i]!, facts);
+    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
     else if (r.requires?.some((f) => !facts.values.has(f))) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks.push(c);
-    if (c.truth === 'true') fired.push({ verdict: r.verdict });
-    else if (c.truth === 'unknown') {
+    if (c.truth === 'true') {
+      if (!fired.includes(r.verdict)) fired.push(r.verdict);
+    } else if (c.truth === 'unknown') {
       undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
-      forChooser.push({ verdict: r.verdict, weight: r.weight, needs: NO_FIELDS });
+      if (!opened.includes(r.verdict)) opened.push(r.verdict);
     }
   }
-  const blocked = fired.some((f) => f.verdict === set.verdicts.fallback.id);
+  const blocked = fired.includes(set.verdicts.fallback.id);
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
-  const floor = set.verdicts.order.find((e) => fired.some((f) => f.verdict === e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  return { sketch: { dead: false, blocked, floor, choice: choose(set.verdicts, fired, forChooser), open }, undecided, checks, constraints };
+  const floor = set.verdicts.order.find((e) => fired.includes(e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  const { possible } = possibleOf(set.verdicts, (v) => fired.includes(v), (v) => opened.includes(v));
+  return { sketch: { dead: false, blocked, floor, possible, open }, undecided, checks, constraints };
 }
 
 /**
@@ -204,7 +237,7 @@ function judgeFull(set: RuleSet, facts: Facts, from?: Judged, changed?: readonly
  * established whatever the rest.
  */
 function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
-  const out = s.choice.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
+  const out = s.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
   if (s.floor === undefined) out.push(set.verdicts.fallback.id);
   return out;
 }
@@ -230,7 +263,7 @@ interface Node {
   could: VerdictId[];
   sketch: Sketch;
   undecided: Undecided[];
-  facts: Facts;
+  facts: SearchFacts;
   judged: Judged;
 }
 
@@ -295,7 +328,7 @@ class Worlds {
     if (hit) return hit;
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const facts = factsOfValues(new Map(this.base), this.untrusted);
+    const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
     return this.keep('', new Map(), [], facts, judgeFull(this.set, facts));
   }
 
@@ -318,10 +351,10 @@ class Worlds {
     const added = new Map(parent.added);
     added.set(field, value);
     const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed));
+    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
   }
 
-  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: Facts, judged: Judged): Node {
+  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
     const s = judged.sketch;
     const n: Node = { added, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
     this.memo.set(key, n);

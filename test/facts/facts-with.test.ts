@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BASE_BY_NAME, caseFacts, factsOfValues, factsWith, FACT_CATALOGUE, type FactValue } from '../../src/facts/facts.js';
+import { BASE_BY_NAME, caseFacts, factsOfValues, factsWith, FACT_CATALOGUE, searchFacts, type FactValue } from '../../src/facts/facts.js';
 import { domainOf } from '../../src/engine/domains.js';
 import { expandCasePaths, loadCase } from '../../src/index.js';
 
@@ -20,12 +20,12 @@ describe('factsWith', () => {
     for (const file of await expandCasePaths([path.join(root, 'cases')])) {
       const given = caseFacts((await loadCase(file)).data);
       const base = [...given.values].filter(([k]) => BASE_BY_NAME.has(k)).filter(() => rand(2) === 0);
-      let parent = factsOfValues(new Map(base));
-      const unknown = [...BASE_BY_NAME.keys()].filter((f) => !parent.values.has(f) && domainOf(f, parent.values).length);
+      let parent = searchFacts(factsOfValues(new Map(base)));
+      const unknown = [...BASE_BY_NAME.keys()].filter((f) => !parent.values.has(f) && domainOf(f, new Map(parent.values)).length);
       // A chain of three steps, so a step's parent is itself a step.
       for (let k = 0; k < 3 && unknown.length; k++) {
         const field = unknown.splice(rand(unknown.length), 1)[0]!;
-        const d = domainOf(field, parent.values);
+        const d = domainOf(field, new Map(parent.values));
         const value = d[rand(d.length)]!;
         const { facts, changed } = factsWith(parent, field, value);
         const whole = factsOfValues(new Map([...[...parent.values].filter(([n]) => BASE_BY_NAME.has(n)), [field, value]]));
