@@ -33,6 +33,8 @@ export type Judgement = (typeof JUDGEMENTS)[number];
 export const INTERFACES = ['module', 'tracefs', 'perf-probe', 'bpftrace', 'bpf-link', 'fprobe', 'other'] as const;
 /** How a BPF tool puts a program on a function's return (src/kernel/history.ts BpfReturnAttach). */
 export const BPF_ATTACH = ['perf-kretprobe', 'kprobe-multi', 'fexit'] as const;
+/** Which side of the function the probe under investigation fires on (src/facts/capacity.ts probeKind). */
+export const PROBE_KINDS = ['return', 'entry'] as const;
 export const IDENTITIES = ['instance-data', 'task-and-depth', 'task-only', 'global-timestamp', 'none'] as const;
 
 const cpuCount = z
@@ -77,6 +79,7 @@ export const caseSchema = z
     probe: z
       .object({
         interface: maybe(z.enum(INTERFACES), 'how the return probe was made'),
+        kind: maybe(z.enum(PROBE_KINDS), 'which probe the case is about: return (a kretprobe, a tracefs r: or %return event, bpftrace kretprobe:, the probe this format describes; also when not stated) or entry (a kprobe, a tracefs p: event, bpftrace/ply kprobe:, bcc attach_kprobe): an entry probe takes no instance from a pool and no return of it is expected'),
         target: text('symbol or 0x address'),
         event: text('name of the return event (tracefs/perf GROUP/EVENT or EVENT), where the interface names one'),
         target_module: z.union([z.string().min(1), z.literal(UNKNOWN)]).nullish().describe('module owning the symbol; null = vmlinux'),

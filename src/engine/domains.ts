@@ -64,6 +64,16 @@ function comparedLabels(known: ReadonlyMap<string, FactValue>, names: readonly s
 export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): FactValue[] {
   const f = BASE_BY_NAME.get(field);
   if (!f) return [];
+  // A case is about the return probe this format describes unless it says `probe.kind: entry`
+  // (src/facts/capacity.ts isEntryProbe): an unstated kind is no other world to search. The kind
+  // is asked while the pool is still an answer (rules/questions/scope.yaml, while_possible).
+  if (field === 'probe.kind') return [];
+  // An entry probe has no pool to size and nothing returns through it: the only consistent
+  // completion leaves its pool unset and its return side empty (constraints/entry-probe-has-no-pool).
+  if (known.get('probe.kind') === 'entry') {
+    if (field === 'probe.maxactive.requested' || field === 'probe.maxactive.effective') return [];
+    if (field === 'ledger.returns' || field === 'ledger.in_flight_at_stop') return [0];
+  }
   if (f.values) return [...f.values];
   // An experiment nobody reported bounds nothing (capacity.overlap_experiment is false without
   // one), as an unknown date does not: no completion needs to run it. "true" would be consistent

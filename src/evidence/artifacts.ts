@@ -22,7 +22,7 @@ import { parsePerfProbe } from './perfProbe.js';
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'lost-events' | 'strace' | 'kernel-config';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'lost-events' | 'ply' | 'strace' | 'kernel-config';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -104,6 +104,14 @@ class Facts {
     if (subject) f.subject = subject;
     this.facts.push(f);
   }
+  /**
+   * The probe's kind where the artifact defines an entry probe (`p:`, `kprobe:`, attach_kprobe, a
+   * perf probe without %return, `k` in kprobes/list): `probe.kind: entry`, bound to that probe like
+   * its other facts. A return probe is what the format describes unless told, so its kind is not written.
+   */
+  kindOf(subject: Subject, line: number, needle?: string | number): void {
+    if (subject.kind === 'entry') this.add('probe.kind', 'entry', line, needle, subject);
+  }
 }
 
 const defSubject = (d: KprobeEventDef): Subject => {
@@ -120,6 +128,7 @@ function definitionFacts(f: Facts, d: KprobeEventDef, line: number, readBack: bo
   const lead = d.raw.split(/\s/)[0];
   const sym = d.symbol ?? d.address;
   f.add('probe.interface', 'tracefs', line, lead, subject);
+  f.kindOf(subject, line, lead);
   if (sym) f.add('probe.target', sym, line, sym, subject);
   if (d.module) f.add('probe.target_module', d.module, line, `${d.module}:`, subject);
   if (d.kind === 'r' && d.maxactive !== undefined) f.add(readBack ? 'probe.maxactive.effective' : 'probe.maxactive.requested', d.maxactive, line, d.raw.split(/[\s:]/)[0], subject);
@@ -198,6 +207,26 @@ const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost
 const GO_SYMBOL = /^\s*symbol '([A-Za-z_][\w.]*)' not found: (.+)$/m;
 
 /** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
+/** ply's session lines (src/ply/ply.c main): "ply: active" once ply_load() attached every probe and ply_start() enabled them, "ply: deactivating" as it stops them. */
+// Its stderr line may follow its own "lost N events" unbroken (ply#16: "error: lost 52 eventsply: deactivating").
+const PLY_SESSION = /(?:^|[^\w-]|events)ply: (?:active|deactivating)\s*$/m;
+
+/**
+ * ply prints either line only past ply_load(), which attaches every probe of the script (a failed
+ * attach jumps to its error exit, printing neither), and past ply_start(), which enables them: the
+ * script's probes were registered and armed for the session (as bpftrace's "Attaching N probes").
+ */
+function plySession(lines: string[], f: Facts): void {
+  const at = lines.findIndex((l) => PLY_SESSION.test(l));
+  if (at < 0) return;
+  const needle = /ply: \w+/.exec(lines[at]!)![0];
+  f.add('probe.registration.result', 'ok', at + 1, needle);
+  f.add('probe.armed', true, at + 1, needle);
+}
+
+/** A bcc program's probe: attach_k(ret)probe(event="SYM") or a function named k(ret)probe__SYM (bcc attaches it by name). */
+const BCC_PROBES = /\battach_k(ret)?probe\(\s*event\s*=\s*b?["']([A-Za-z_][\w.]*)["']|(?<![\w])k(ret)?probe__([A-Za-z_]\w*)/g;
+const BCC_PROBE = new RegExp(BCC_PROBES.source);
 const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
 
 export const ARTIFACT_READERS: readonly ArtifactReader[] = [
@@ -286,11 +315,39 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       const subject: Subject = { ...(kind ? { kind: kind === 'kprobe' ? 'entry' as const : 'return' as const } : {}), ...(symbol ? { symbol } : {}) };
       const at = reason?.line ?? probeLine!;
       f.add('probe.interface', 'bpf-link', probeLine ?? at, 'attach', subject);
+      f.kindOf(subject, probeLine ?? at, 'attach');
       if (symbol) f.add('probe.target', symbol, probeLine ?? at, symbol, subject);
       const errno = reason ? errnoForStrerror(reason.text) : undefined;
       f.add('probe.registration.result', errno ?? 'error', at, reason?.text, subject);
       if (reason) f.add('probe.registration.reason', reason.text, reason.line, reason.text, subject);
       return { kind: 'bcc', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // A bcc program's probes (issue 21): `b.attach_kprobe(event="SYM", ...)` /
+    // `attach_kretprobe`, and the functions bcc attaches by their name alone, `kprobe__SYM` (an
+    // entry kprobe on SYM) and `kretprobe__SYM` (a return probe). Only a program with no return
+    // probe says something of its own: it is about its entry probes, which take no instance.
+    kind: 'bcc-program',
+    sniff: (text) => BCC_PROBE.test(text) && !/^Traceback \(most recent call last\):/m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const probes: Array<{ kind: 'entry' | 'return'; symbol: string; line: number; needle: string }> = [];
+      lines.forEach((l, i) => {
+        for (const m of l.matchAll(BCC_PROBES)) {
+          const ret = (m[1] ?? m[3]) !== undefined;
+          probes.push({ kind: ret ? 'return' : 'entry', symbol: (m[2] ?? m[4])!, line: i + 1, needle: m[0] });
+        }
+      });
+      if (probes.length === 0 || probes.some((p) => p.kind === 'return')) return { kind: 'bcc-program', facts: [], problems: [] };
+      // Several entry probes share the kind, not a target: the target is named only when there is one.
+      const symbols = [...new Set(probes.map((p) => p.symbol))];
+      const first = probes[0]!;
+      const subject: Subject = { kind: 'entry', ...(symbols.length === 1 ? { symbol: first.symbol } : {}) };
+      f.kindOf(subject, first.line, first.needle);
+      if (symbols.length === 1) f.add('probe.target', first.symbol, first.line, first.symbol, subject);
+      return { kind: 'bcc-program', facts: f.facts, problems: [] };
     },
   },
   {
@@ -322,6 +379,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       for (const ev of r.events) {
         const subject: Subject = { event: `${ev.group}:${ev.event}`, kind: ev.retprobe ? 'return' : 'entry', symbol: ev.symbol };
         f.add('probe.interface', 'perf-probe', ev.line, `${ev.group}:${ev.event}`, subject);
+        f.kindOf(subject, ev.line, `${ev.group}:${ev.event}`);
         f.add('probe.target', ev.symbol, ev.line, `on ${ev.symbol}`, subject);
         if (ev.module) f.add('probe.target_module', ev.module, ev.line, `in ${ev.module}`, subject);
         if (r.added) f.add('probe.registration.result', 'ok', ev.line, `${ev.group}:${ev.event}`, subject);
@@ -417,6 +475,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       for (const e of r.entries) {
         const subject: Subject = { kind: e.type === 'r' ? 'return' : 'entry', ...(e.symbol ? { symbol: e.symbol } : {}) };
         if (e.symbol) f.add('probe.target', e.symbol, e.line, e.symbol, subject);
+        f.kindOf(subject, e.line, e.symbol);
         f.add('probe.armed', isArmed(e), e.line, e.flags.length ? `[${e.flags[0]}]` : e.symbol, subject);
       }
       return { kind: 'kprobes_list', facts: f.facts, problems: r.problems };
@@ -634,7 +693,19 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       });
       if (first) f.add('ledger.lost_events', total, first.line, first.needle.trim());
       if (firstOverrun) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
+      plySession(lines, f);
       return { kind: 'lost-events', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // ply's own session lines, without a loss to report.
+    kind: 'ply',
+    sniff: (text) => PLY_SESSION.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      plySession(lines, f);
+      return { kind: 'ply', facts: f.facts, problems: [] };
     },
   },
   {
@@ -722,6 +793,7 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     if (p) {
       subject = { kind: ret ? 'return' : 'entry', symbol: p.symbol };
       f.add('probe.interface', p.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0], subject);
+      f.kindOf(subject, scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0]);
       // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3); the
       // interface stays `other`, as a write-up's prose names it, and probe.bpf_attach says which.
       if (p.kind === 'fexit') f.add('probe.bpf_attach', 'fexit', scriptAt + 1, script.slice(p.index).split(/[:{\s]/)[0], subject);

@@ -232,6 +232,9 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
   if (returnEvent !== undefined) b.set('probe.event', returnEvent, defFrom ?? (opts.event !== undefined ? '--event' : eventsFrom));
   const target = anyDef?.symbol ?? anyDef?.address ?? symbolHint;
   b.set('probe.target', target, defFrom ?? (opts.symbol !== undefined ? '--symbol' : manifestOf('symbol')?.from));
+  // The event under investigation is a p: one only when the bundle has no r: event (or --event
+  // names it): an entry probe, with no pool and no return (probe.kind; a return probe is the default).
+  if (anyDef?.kind === 'p' && defFrom !== undefined) b.set('probe.kind', 'entry', defFrom);
 
   // Registration: read back in kprobe_events means the write succeeded; otherwise error_log may say why.
   const eventsReadable = lastFacts?.defs !== undefined;

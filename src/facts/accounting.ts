@@ -1,3 +1,4 @@
+import { isEntryProbe } from './capacity.js';
 import { bool, num, str, type Derivation, type Inputs } from './derive.js';
 
 const sumOf = (xs: Array<number | undefined>) => (xs.every((x) => x !== undefined) ? (xs as number[]).reduce((a, b) => a + b, 0) : undefined);
@@ -29,15 +30,22 @@ const windowed = (i: Inputs, drained: boolean) => {
  */
 export const ACCOUNTING: readonly Derivation[] = [
   { name: 'accounting.eligible', type: 'number', basis: 'Build an independent operation ledger', description: 'operations that should have reached the target', inputs: ['ledger.eligible'], derive: (i) => num(i, 'ledger.eligible') },
-  { name: 'accounting.returned', type: 'number', basis: 'Build an independent operation ledger', description: 'calls with a return record', inputs: ['ledger.returns'], derive: (i) => num(i, 'ledger.returns') },
+  {
+    name: 'accounting.returned', type: 'number', basis: 'Build an independent operation ledger; kernel-facts.md §2 (only a kretprobe follows a call to its return)',
+    description: "calls with a return record; for an entry probe, which follows no call to its return, every call it recorded (its entry record is the whole observation)",
+    inputs: ['ledger.returns', 'ledger.entries', 'probe.kind'],
+    derive: (i) => num(i, isEntryProbe(i) ? 'ledger.entries' : 'ledger.returns'),
+  },
   {
     name: 'accounting.filtered', type: 'number', basis: 'Read missed and filtered cases separately',
-    description: 'calls the entry handler rejected on purpose (0 when it cannot filter, or the interface gives the user no way to)',
-    inputs: ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter', 'probe.interface_may_filter'],
+    description: 'calls the entry handler rejected on purpose (0 when it cannot filter, or the interface gives the user no way to, or the probe is an entry probe: no return record is at stake for it to give up)',
+    inputs: ['ledger.filtered', 'probe.entry_handler.present', 'probe.entry_handler.can_filter', 'probe.interface_may_filter', 'probe.kind'],
     // A handler that cannot reject (or no handler) filtered nothing, whatever a summary says; a
     // handler said to reject on an interface that cannot is constraints/tracefs-handler-cannot-filter's.
+    // A kretprobe's entry handler rejects an instance, and with it the return record (kernel-facts.md
+    // §3); an entry probe takes no instance and promises no return, so nothing of it is filtered.
     derive: (i) =>
-      bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false || (bool(i, 'probe.interface_may_filter') === false && bool(i, 'probe.entry_handler.can_filter') !== true)
+      isEntryProbe(i) || bool(i, 'probe.entry_handler.can_filter') === false || bool(i, 'probe.entry_handler.present') === false || (bool(i, 'probe.interface_may_filter') === false && bool(i, 'probe.entry_handler.can_filter') !== true)
         ? 0
         : num(i, 'ledger.filtered'),
   },
@@ -56,10 +64,11 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.open_contradiction', type: 'boolean', basis: 'Build an independent operation ledger',
-    description: 'the stated in-flight figure differs from accepted calls less returns',
-    inputs: ['ledger.in_flight_at_stop', 'accounting.accepted', 'ledger.returns'],
+    description: 'the stated in-flight figure differs from accepted calls less returns (for an entry probe, from none: no call of it stays open)',
+    inputs: ['ledger.in_flight_at_stop', 'accounting.accepted', 'ledger.returns', 'probe.kind'],
     derive: (i) => {
       const stated = num(i, 'ledger.in_flight_at_stop');
+      if (isEntryProbe(i)) return stated === undefined ? undefined : stated !== 0;
       const a = num(i, 'accounting.accepted');
       const r = num(i, 'ledger.returns');
       return stated === undefined || a === undefined || r === undefined ? undefined : stated !== a - r;
@@ -67,9 +76,11 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.open_at_stop', type: 'number', basis: 'Build an independent operation ledger',
-    description: 'accepted calls with no return record when capture stopped: accepted less returns (a stated figure only where the records do not say; a contradiction is flagged, see accounting.open_contradiction)',
-    inputs: ['accounting.accepted', 'ledger.returns', 'ledger.in_flight_at_stop'],
+    description: 'accepted calls with no return record when capture stopped: accepted less returns (a stated figure only where the records do not say; a contradiction is flagged, see accounting.open_contradiction); none for an entry probe, whose calls are observed whole at entry',
+    inputs: ['accounting.accepted', 'ledger.returns', 'ledger.in_flight_at_stop', 'probe.kind'],
     derive: (i) => {
+      // An entry probe expects no return: no call of it stays open (kernel-facts.md §2, no instance).
+      if (isEntryProbe(i)) return 0;
       const a = num(i, 'accounting.accepted');
       const r = num(i, 'ledger.returns');
       if (a !== undefined && r !== undefined) return a - r < 0 ? undefined : a - r;

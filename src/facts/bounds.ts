@@ -1,3 +1,4 @@
+import { isEntryProbe } from './capacity.js';
 import { bool, num, type Derivation, type Inputs } from './derive.js';
 
 /**
@@ -61,8 +62,8 @@ export const BOUNDS: readonly Derivation[] = [
   },
   {
     name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
-    description: "every eligible operation has its entry and its return record: without nesting, entries and returns less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
-    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment'],
+    description: "every eligible operation has its entry and its return record (an entry probe: its one record): without nesting, entries and returns less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment', 'probe.kind'],
     derive: (i) => {
       const counted = byCounts(i);
       // An overlap experiment says this run lost returns to its pool (Propose a controlled overlap
@@ -77,7 +78,8 @@ export const BOUNDS: readonly Derivation[] = [
 function byCounts(i: Inputs): boolean | undefined {
   const el = num(i, 'ledger.eligible');
   const en = num(i, 'ledger.entries');
-  const r = num(i, 'ledger.returns');
+  // An entry probe's record is the whole observation of a call: there is no return record to wait for.
+  const r = isEntryProbe(i) ? en : num(i, 'ledger.returns');
   const x = num(i, 'ledger.foreign_records');
   const depth = num(i, 'concurrency.recursion_depth');
   // Nested calls' records inflate the counts, and with no eligible operation there is nothing to establish.

@@ -15,7 +15,18 @@ export const bpfAttach = (i: Inputs): 'kprobe-multi' | 'fexit' | undefined => {
   return how === 'kprobe-multi' || how === 'fexit' ? how : undefined;
 };
 
+/**
+ * Whether the probe under investigation is an entry probe (probe.kind: entry): a kprobe, a tracefs
+ * `p:` event, bpftrace's or ply's `kprobe:`, bcc's attach_kprobe. It takes no instance: only a
+ * kretprobe's pre-handler takes one from the pool (kernel-facts.md §2), and a kprobe's only miss
+ * count is kp.nmissed, re-entry (kernel-facts.md §4). Nothing returns through it, so no return of
+ * it is expected. An unstated kind is the return probe this format describes. Every derivation
+ * that treats an entry probe apart reads this one answer (with `probe.kind` among its inputs).
+ */
+export const isEntryProbe = (i: Inputs): boolean => str(i, 'probe.kind') === 'entry';
+
 const outcome = (i: Inputs) => {
+  if (isEntryProbe(i)) return undefined;
   const attach = bpfAttach(i);
   if (attach !== undefined) {
     const pool = bpfReturnPoolOf(attach, { defaultPool: undefined, fprobeWithoutPool: bool(i, 'kernel.fprobe_without_pool'), possibleCpus: num(i, 'kernel.possible_cpu_count'), functions: num(i, 'probe.bpf_functions') });
@@ -32,10 +43,16 @@ const outcome = (i: Inputs) => {
   if ((iface === 'tracefs' || iface === 'module' || iface === 'fprobe') && requested === undefined) return undefined;
   return poolFor(iface, requested, num(i, 'capacity.default_maxactive'), num(i, 'kernel.possible_cpu_count'));
 };
-const OUTCOME_INPUTS = ['probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool', 'probe.bpf_attach', 'probe.bpf_functions'] as const;
+const OUTCOME_INPUTS = ['probe.kind', 'probe.interface', 'probe.maxactive.requested', 'capacity.default_maxactive', 'kernel.possible_cpu_count', 'kernel.fprobe_without_pool', 'probe.bpf_attach', 'probe.bpf_functions'] as const;
 
 /** The instance pool: its size in force, where it came from, what the interface refuses. */
 export const CAPACITY: readonly Derivation[] = [
+  {
+    name: 'probe.is_entry', type: 'boolean', basis: 'kernel-facts.md §2, §4 (only a kretprobe takes an instance; a kprobe counts kp.nmissed alone)',
+    description: 'the case is about an entry probe (probe.kind: entry): no instance pool, no return expected; false for the return probe the format describes, stated or not',
+    inputs: ['probe.kind'],
+    derive: (i) => isEntryProbe(i),
+  },
   {
     name: 'capacity.overlap_experiment', type: 'boolean', basis: 'Propose a controlled overlap fixture',
     description: "an A/B run showed the loss follows the overlap (concurrency.loss_follows_overlap): returns lost in this run came back with fewer calls inside the function at once or a larger pool, so this run's demand was above its pool; false when no such experiment is reported, which bounds nothing (as an unknown date does not)",
@@ -78,6 +95,8 @@ export const CAPACITY: readonly Derivation[] = [
     description: 'the pool size in force: as read back, else what the interface makes of the request on this kernel',
     inputs: ['probe.maxactive.effective', ...OUTCOME_INPUTS],
     derive: (i) => {
+      // An entry probe has no pool; a figure given for it is constraints/entry-probe-has-no-pool's.
+      if (isEntryProbe(i)) return undefined;
       const readBack = num(i, 'probe.maxactive.effective');
       if (readBack !== undefined) return readBack;
       const o = outcome(i);
@@ -85,10 +104,11 @@ export const CAPACITY: readonly Derivation[] = [
     },
   },
   {
-    name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4 (4346ba160409, a2224559cbba)',
-    description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe or a kprobe_multi link only before 6.14 (from 6.14 its exits run on the function-graph shadow stack); never a BPF trampoline (fexit)',
-    inputs: ['probe.interface', 'kernel.fprobe_without_pool', 'probe.bpf_attach'],
+    name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4 (4346ba160409, a2224559cbba); kernel-facts.md §2, §4 (only a kretprobe takes an instance)',
+    description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe or a kprobe_multi link only before 6.14 (from 6.14 its exits run on the function-graph shadow stack); never a BPF trampoline (fexit), never an entry probe (probe.kind: entry, a kprobe takes no instance)',
+    inputs: ['probe.kind', 'probe.interface', 'kernel.fprobe_without_pool', 'probe.bpf_attach'],
     derive: (i) => {
+      if (isEntryProbe(i)) return false;
       const attach = bpfAttach(i);
       if (attach === 'fexit') return false;
       if (attach === 'kprobe-multi') {

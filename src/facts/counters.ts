@@ -1,4 +1,4 @@
-import { bpfAttach } from './capacity.js';
+import { bpfAttach, isEntryProbe } from './capacity.js';
 import { and, bool, num, str, type Derivation, type Inputs } from './derive.js';
 
 const KEYS = ['nmissed', 'kprobe_nmissed', 'hits'] as const;
@@ -49,7 +49,7 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
  *   cannot explain — demand measured within the pool, or no pool at all (fprobe from 6.14) — is the
  *   other part: re-entry or recursion, an observer gap.
  */
-const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool', 'probe.interface', 'probe.bpf_attach'] as const;
+const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool', 'probe.interface', 'probe.bpf_attach', 'probe.kind'] as const;
 interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
 function split(i: Inputs): Split {
   // No pool (a BPF trampoline; an fprobe or kprobe_multi link from 6.14): no call can find it
@@ -58,6 +58,10 @@ function split(i: Inputs): Split {
   // are the program's recursion_misses, counted apart).
   if (bpfAttach(i) === 'fexit') return { pool: 0, other: 0, poolMissed: false };
   if (bool(i, 'capacity.has_pool') === false && bool(i, 'counters.delta_valid') !== true) return { pool: 0, poolMissed: false };
+  // An entry probe (a kprobe) has no pool and no rp->nmissed: every miss it counts is kp.nmissed,
+  // re-entry (kernel-facts.md §4). A module's struct kprobe field is the stated kprobe_nmissed; a
+  // profile line or a link's missed of a kprobe event is kp.nmissed alone (counters.column_is_sum).
+  if (isEntryProbe(i) && str(i, 'counters.source') === 'module-field') return { pool: 0, other: rise(i, 'kprobe_nmissed'), poolMissed: false };
   if (bool(i, 'counters.delta_valid') !== true) {
     // No figure to split, but more calls inside the function at once than the pool holds is a
     // kernel fact that pool misses occurred: a call that finds the pool empty is missed
@@ -204,7 +208,7 @@ export const COUNTERS: readonly Derivation[] = [
   {
     name: 'counters.of_return_probe', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-history.md §3',
     description: "the counters are the return probe's own: a source its interface has, and (when both are named) the return event's line",
-    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits'), 'probe.bpf_attach'],
+    inputs: ['counters.source', 'probe.interface', 'counters.event', 'probe.event', 'kernel.bpf_link_reports_missed', 'ledger.entry_events', ...snap('hits'), 'probe.bpf_attach', 'probe.kind'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
@@ -222,6 +226,8 @@ export const COUNTERS: readonly Derivation[] = [
       // event's (each entry record is one of its hits).
       const bound = () => {
         if (ce !== undefined && pe !== undefined) return ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`);
+        // An entry probe's line is the entry event's own: no return event to tell it from.
+        if (isEntryProbe(i)) return true;
         const entries = num(i, 'ledger.entry_events');
         if (source !== 'kprobe_profile' || entries === undefined) return true;
         const hits = rise(i, 'hits');
@@ -242,30 +248,34 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.column_includes_pool', type: 'boolean', basis: 'kernel-history.md §5.1, dfea08a2116f',
-    description: 'the miss figure read counts pool misses: a struct field or BPF link always, kprobe_profile only from 5.17 (or the Jan-2022 stable backports)',
-    inputs: ['counters.source', 'kernel.profile_sums_pool_misses'],
+    description: 'the miss figure read counts pool misses: a struct field or BPF link always, kprobe_profile only from 5.17 (or the Jan-2022 stable backports); an entry probe has no pool misses to leave out, so its figure counts every miss',
+    inputs: ['counters.source', 'kernel.profile_sums_pool_misses', 'probe.kind'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
+      if (isEntryProbe(i)) return true;
       return source === 'kprobe_profile' ? bool(i, 'kernel.profile_sums_pool_misses') : true;
     },
   },
   {
     name: 'counters.column_is_sum', type: 'boolean', basis: 'kernel-facts.md §4, §9; kernel-history.md §3 (dfea08a2116f, 3acf8ace6823, e2b2cd592adb)',
-    description: "the one miss figure read adds pool misses to other misses: kprobe_profile's return-event column from 5.17 (rp->nmissed + kp.nmissed), a BPF link's missed (kprobe perf link: the same sum; kprobe_multi: empty pool, ftrace recursion, kprobe running); a module's struct fields are separate",
-    inputs: ['counters.source', 'kernel.profile_sums_pool_misses'],
+    description: "the one miss figure read adds pool misses to other misses: kprobe_profile's return-event column from 5.17 (rp->nmissed + kp.nmissed), a BPF link's missed (kprobe perf link: the same sum; kprobe_multi: empty pool, ftrace recursion, kprobe running); a module's struct fields are separate, and an entry probe's figure is kp.nmissed alone",
+    inputs: ['counters.source', 'kernel.profile_sums_pool_misses', 'probe.kind'],
     derive: (i) => {
       const source = str(i, 'counters.source');
       if (source === undefined) return undefined;
+      // kprobe_profile and trace_kprobe_missed() give a kprobe event kp.nmissed alone (kernel-facts.md §4).
+      if (isEntryProbe(i)) return false;
       if (source === 'module-field') return false;
       return source === 'kprobe_profile' ? bool(i, 'kernel.profile_sums_pool_misses') : true;
     },
   },
   {
     name: 'counters.delta.column', type: 'number', basis: 'Read missed and filtered cases separately',
-    description: 'rise of the miss figure as read (struct nmissed, kprobe_profile column, link missed) within a valid delta',
-    inputs: ['counters.delta_valid', ...snap('nmissed')],
-    derive: (i) => (bool(i, 'counters.delta_valid') === true ? rise(i, 'nmissed') : undefined),
+    description: 'rise of the miss figure as read (struct nmissed, kprobe_profile column, link missed; an entry probe\'s struct kprobe nmissed) within a valid delta',
+    inputs: ['counters.delta_valid', ...snap('nmissed'), 'counters.source', ...snap('kprobe_nmissed'), 'probe.kind'],
+    // A module's struct fields of an entry probe are a struct kprobe's: its one miss figure is kp.nmissed.
+    derive: (i) => (bool(i, 'counters.delta_valid') === true ? rise(i, isEntryProbe(i) && str(i, 'counters.source') === 'module-field' ? 'kprobe_nmissed' : 'nmissed') : undefined),
   },
   ...SPLIT_FACTS,
   {

@@ -1,4 +1,4 @@
-import { bpfAttach } from './capacity.js';
+import { bpfAttach, isEntryProbe } from './capacity.js';
 import { bool, num, or, str, type Derivation, type Inputs } from './derive.js';
 
 /**
@@ -82,11 +82,12 @@ export const TRUST: readonly Derivation[] = [
   },
   {
     name: 'ledger.return_records_complete', type: 'boolean', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-notes.md',
-    description: "no return record was lost: the kernel's own return-hit count equals the return records, or every channel that can lose one lost none (trace events always; printk drops where a module's handler may print its records; recursion misses for a BPF program)",
-    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk', 'counters.source', 'counters.delta.hits', 'ledger.returns', 'ledger.eligible', 'ledger.foreign_records'],
+    description: "no return record was lost (an entry probe: none of its records): the kernel's own return-hit count equals the return records, or every channel that can lose one lost none (trace events always; printk drops where a module's handler may print its records; recursion misses for a BPF program)",
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk', 'counters.source', 'counters.delta.hits', 'ledger.returns', 'ledger.eligible', 'ledger.foreign_records', 'probe.kind', 'ledger.entries'],
     derive: (i) => {
       const h = num(i, 'counters.delta.hits');
-      const r = num(i, 'ledger.returns');
+      // An entry probe's records are its entry records (its profile line counts entry hits).
+      const r = num(i, isEntryProbe(i) ? 'ledger.entries' : 'ledger.returns');
       // The return event's hit column (kprobe_profile only) counts every return its handler ran.
       if (str(i, 'counters.source') === 'kprobe_profile' && h !== undefined && r !== undefined && h === r) return true;
       // A return record for every eligible operation and none foreign: nothing lost can hide one.

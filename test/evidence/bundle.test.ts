@@ -120,6 +120,19 @@ describe('caseFromSnapshots epochs', () => {
   });
 });
 
+describe('caseFromSnapshots: which probe the case is about (issue 21)', () => {
+  it('a bundle whose only event is a p: one is about an entry probe', () => {
+    const only = (s: SnapshotFiles) => ({ ...s, manifest: s.manifest!.replace('events=kfix/gate kfix/gate_entry', 'events=kfix/gate_entry'), kprobe_events: 'p:kfix/gate_entry pipe_read\n', kprobe_profile: '  gate_entry 3 0\n' });
+    const { case: c } = caseFromSnapshots({ end: only(snap()) });
+    expect(at(c, 'probe.kind')).toBe('entry');
+    expect(at(c, 'probe.event')).toBe('kfix/gate_entry');
+  });
+
+  it('with an r: event beside its p: twin, the case is about the return probe: no kind written', () => {
+    expect(at(caseFromSnapshots({ end: snap() }).case, 'probe.kind')).toBeUndefined();
+  });
+});
+
 describe('caseFromSnapshots keeps unknown unknown', () => {
   it('an empty snapshot gives no facts beyond the header', () => {
     const { case: c } = caseFromSnapshots({ end: {} });

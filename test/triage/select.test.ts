@@ -132,6 +132,20 @@ describe('an experiment no completion needs', () => {
   });
 });
 
+describe('the probe\'s kind (issue 21)', () => {
+  // No completion invents a kind (an unstated one is the return probe the format describes), so it
+  // is in no `missing` list; its question carries `while_possible: [capacity-missed]`.
+  it('is asked while capacity-missed is possible, and answering entry takes the pool out', async () => {
+    const open = await plan('probe: { target: ip_rcv, registration: { result: ok }, armed: true }\nledger: { no_probe_evidence: 3 }\n');
+    expect(open.v.possible).toContain('capacity-missed');
+    expect(open.v.missing).not.toContain('probe.kind');
+    expect(open.p.facts.map((f) => f.question?.id)).toContain('probe-kind');
+    const entry = await plan('probe: { target: ip_rcv, kind: entry, registration: { result: ok }, armed: true }\nledger: { no_probe_evidence: 3 }\n');
+    expect(entry.v.verdict).toBe('observer-gap');
+    expect(entry.p.facts.map((f) => f.question?.id)).not.toContain('probe-kind');
+  });
+});
+
 describe('remaining unknowns', () => {
   it('lists what was answered unknown, each with its question', async () => {
     const { p } = await plan('probe: { target: pipe_read, interface: unknown, registration: { result: unknown }, armed: unknown, maxactive: { requested: unknown } }\n');
