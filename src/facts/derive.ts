@@ -297,6 +297,24 @@ export function needsOfAll(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, na
   return union(needs, names);
 }
 
+/**
+ * A derived fact's needs from its inputs' (by name in Needs, by slot in StepNeeds): the first
+ * unknown input's list is taken as it is (shared), only further ones are merged, into a copy.
+ * The lists are short (a few case fields), so a linear look-up is cheaper than a Set.
+ */
+function mergeInputNeeds<K>(inputs: Iterable<K>, needsOfInput: (k: K) => string[] | undefined): string[] {
+  let n: string[] | undefined;
+  let merged = false;
+  for (const k of inputs) {
+    const more = needsOfInput(k);
+    if (!more || more.length === 0) continue;
+    if (!n) { n = more; continue; }
+    if (!merged) { n = [...n]; merged = true; }
+    for (const b of more) if (!n.includes(b)) n.push(b);
+  }
+  return n ?? [];
+}
+
 function union(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, names: readonly string[]): string[] {
   // Short lists (a few case fields each): a linear look-up is cheaper than a Set.
   const out: string[] = [];
@@ -365,17 +383,7 @@ export class Needs extends Map<string, string[]> {
       if (!this.p.baseNames.has(name)) return undefined;
       n = [name];
     } else {
-      // The first unknown input's list is taken as it is; only further ones are merged (into a
-      // copy). The lists are short (a few case fields), so a linear look-up is cheaper than a Set.
-      let merged = false;
-      for (const k of d.inputs) {
-        const more = this.get(k);
-        if (!more || more.length === 0) continue;
-        if (!n) { n = more; continue; }
-        if (!merged) { n = [...n]; merged = true; }
-        for (const b of more) if (!n.includes(b)) n.push(b);
-      }
-      n ??= [];
+      n = mergeInputNeeds(d.inputs, (k) => this.get(k));
     }
     memo.set(name, n);
     return n;
@@ -442,16 +450,7 @@ export class StepNeeds {
     } else if (i < first) {
       n = [p.slotNames[i]!];
     } else {
-      // As Needs.get: the first unknown input's list as it is, further ones merged into a copy.
-      let merged = false;
-      for (const k of p.inputSlots[i - first]!) {
-        const more = this.at(k);
-        if (!more || more.length === 0) continue;
-        if (!n) { n = more; continue; }
-        if (!merged) { n = [...n]; merged = true; }
-        for (const b of more) if (!n.includes(b)) n.push(b);
-      }
-      n ??= [];
+      n = mergeInputNeeds(p.inputSlots[i - first]!, (k) => this.at(k));
     }
     memo[i] = n;
     return n;
