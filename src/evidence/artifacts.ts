@@ -206,7 +206,6 @@ const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost
 
 const GO_SYMBOL = /^\s*symbol '([A-Za-z_][\w.]*)' not found: (.+)$/m;
 
-/** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
 /** ply's session lines (src/ply/ply.c main): "ply: active" once ply_load() attached every probe and ply_start() enabled them, "ply: deactivating" as it stops them. */
 // Its stderr line may follow its own "lost N events" unbroken (ply#16: "error: lost 52 eventsply: deactivating").
 const PLY_SESSION = /(?:^|[^\w-]|events)ply: (?:active|deactivating)\s*$/m;
@@ -227,6 +226,7 @@ function plySession(lines: string[], f: Facts): void {
 /** A bcc program's probe: attach_k(ret)probe(event="SYM") or a function named k(ret)probe__SYM (bcc attaches it by name). */
 const BCC_PROBES = /\battach_k(ret)?probe\(\s*event\s*=\s*b?["']([A-Za-z_][\w.]*)["']|(?<![\w])k(ret)?probe__([A-Za-z_]\w*)/g;
 const BCC_PROBE = new RegExp(BCC_PROBES.source);
+/** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
 const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
 
 export const ARTIFACT_READERS: readonly ArtifactReader[] = [
