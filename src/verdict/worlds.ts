@@ -361,26 +361,37 @@ class Worlds {
     return n;
   }
 
-  /** The fields the judgement of `n` reads that a completion can fill, most relevant to `target` first. */
-  private fields(n: Node, target: VerdictId | undefined, added: ReadonlyMap<string, FactValue>): string[] {
+  /**
+   * The fields the judgement of `n` reads that a completion can fill, most relevant to `target`
+   * first. With `firstOnly`, only the first of them (or none): a try that has learnt nothing yet
+   * fills the first, and working out the rest was most of a write-up's search.
+   */
+  private fields(n: Node, target: VerdictId | undefined, added: ReadonlyMap<string, FactValue>, firstOnly = false): string[] {
     const out: string[] = [];
     // Each field judged once (a list search per field made this a third of a write-up's search).
     const seen = new Set<string>();
-    const add = (f: string) => {
-      if (seen.has(f)) return;
-      seen.add(f);
-      if (!added.has(f) && this.domains.has(f)) out.push(f);
+    /** Adds the fields of `needs` not seen yet; true when the caller has what it asked for. */
+    const addAll = (needs: readonly string[]): boolean => {
+      for (const f of needs) {
+        if (seen.has(f)) continue;
+        seen.add(f);
+        if (!added.has(f) && this.domains.has(f)) {
+          out.push(f);
+          if (firstOnly) return true;
+        }
+      }
+      return false;
     };
     const policy = this.set.verdicts;
     const rank = (v: VerdictId) => rankIn(policy, v);
     const live = n.undecided.filter((u) => n.could.includes(u.verdict) || u.verdict === policy.fallback.id);
     if (target !== undefined) {
-      for (const u of live) if (u.verdict === target) needsOf(u.check).forEach(add);
-      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict) < rank(target)) needsOf(u.check).forEach(add);
-      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id) needsOf(u.check).forEach(add);
+      for (const u of live) if (u.verdict === target && addAll(needsOf(u.check))) return out;
+      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict) < rank(target) && addAll(needsOf(u.check))) return out;
+      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id && addAll(needsOf(u.check))) return out;
     }
-    for (const u of live) needsOf(u.check).forEach(add);
-    constraintNeedsOf(n.sketch).forEach(add);
+    for (const u of live) if (addAll(needsOf(u.check))) return out;
+    addAll(constraintNeedsOf(n.sketch));
     return out;
   }
 
@@ -399,8 +410,8 @@ class Worlds {
     const settled = alone && constraintNeedsOf(n.sketch).length === 0;
     let fields: string[];
     if (settled) fields = [];
-    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, added);
-    else fields = this.fields(n, target, added);
+    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, added, !this.learnt);
+    else fields = this.fields(n, target, added, !this.learnt);
     if (!fields.length) {
       // Nothing left to fill that the judgement reads: this partial completion stands for its
       // worlds, and a check left open only by a fact no case field decides may go either way.
