@@ -416,7 +416,8 @@ function movedBy(p: Plan, field: string): Uint8Array {
  * are known is the parent's), and works out the rest by place in the plan, for itself alone.
  */
 export class StepNeeds {
-  #memo: Array<string[] | undefined> | undefined;
+  /** Lists worked out here, by place: a node of the search asks for a few of its ~350 places, and the search keeps every node, so a Map rather than an array of them all. */
+  #memo: Map<number, string[]> | undefined;
   readonly #moved: Uint8Array;
 
   constructor(
@@ -439,8 +440,8 @@ export class StepNeeds {
 
   at(i: number): string[] | undefined {
     if (this.known.slots[i] !== undefined) return undefined;
-    const memo = (this.#memo ??= new Array<string[] | undefined>(this.p.slotNames.length));
-    let n = memo[i];
+    const memo = (this.#memo ??= new Map());
+    let n = memo.get(i);
     if (n !== undefined) return n;
     const p = this.p;
     const first = p.baseNames.size;
@@ -452,7 +453,7 @@ export class StepNeeds {
     } else {
       n = mergeInputNeeds(p.inputSlots[i - first]!, (k) => this.at(k));
     }
-    memo[i] = n;
+    memo.set(i, n);
     return n;
   }
 }

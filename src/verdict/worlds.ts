@@ -195,12 +195,21 @@ interface Judged {
  * values); the fields an unknown one waits for are worked out on these facts, when asked (which of
  * them are known has changed).
  */
+/** Whether every one of `names` is known (a loop: a closure per check and judgement added up). */
+function allKnown(names: readonly string[], facts: SearchFacts): boolean {
+  for (const f of names) if (!facts.values.has(f)) return false;
+  return true;
+}
+
 function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
   const compiled = compiledOf(set);
   const touched = changed && from ? touchedBy(compiled, changed) : 0;
   const constraints: Checked[] = [];
   const open: Checked[] = [];
-  for (const [i, k] of compiled.constraints.entries()) {
+  // Indexed loops: entries() made a pair for every constraint and check of every judgement, a
+  // third of what a write-up's search allocated.
+  for (let i = 0; i < compiled.constraints.length; i++) {
+    const k = compiled.constraints[i]!;
     const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
     constraints.push(c);
     if (c.truth === 'true') return { sketch: { dead: true, blocked: false, possible: [], open: [] }, undecided: [], checks: [], constraints };
@@ -211,10 +220,11 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   const fired: VerdictId[] = [];
   const opened: VerdictId[] = [];
   const undecided: Undecided[] = [];
-  for (const [i, r] of compiled.checks.entries()) {
+  for (let i = 0; i < compiled.checks.length; i++) {
+    const r = compiled.checks[i]!;
     let c: Checked;
     if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
-    else if (r.requires?.some((f) => !facts.values.has(f))) c = FALSE; // not applied until they are known
+    else if (r.requires && !allKnown(r.requires, facts)) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks.push(c);
     if (c.truth === 'true') {
@@ -255,8 +265,14 @@ interface Witness {
 
 /** A partial completion judged: the verdicts its worlds may get and the fields its judgement reads. */
 interface Node {
-  /** The fields this partial completion sets, in the order they were set. */
-  added: ReadonlyMap<string, FactValue>;
+  /** The partial completion this one extends by `field` = `value` (none for the case as given). */
+  parent: Node | undefined;
+  field: string | undefined;
+  value: FactValue | undefined;
+  /** The partial completions one step on from this one, by the id of the pair that step sets (Worlds.idOf). */
+  kids?: Map<number, Node>;
+  /** addedOf's answer, once asked (witnesses only: the search keeps every node, so not a copy each). */
+  added?: ReadonlyMap<string, FactValue>;
   /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending. */
   ids: readonly number[];
   dead: boolean;
@@ -265,6 +281,16 @@ interface Node {
   undecided: Undecided[];
   facts: SearchFacts;
   judged: Judged;
+}
+
+/** The fields a partial completion sets, in the order they were set. */
+function addedOf(n: Node): ReadonlyMap<string, FactValue> {
+  if (n.added) return n.added;
+  const chain: Node[] = [];
+  for (let at: Node | undefined = n; at?.parent; at = at.parent) chain.push(at);
+  const added = new Map<string, FactValue>();
+  for (let i = chain.length - 1; i >= 0; i--) added.set(chain[i]!.field!, chain[i]!.value!);
+  return (n.added = added);
 }
 
 /** Thrown (not an Error: no stack to build) when a search spends its budget. */
@@ -329,7 +355,7 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
-    return this.keep('', new Map(), [], facts, judgeFull(this.set, facts));
+    return this.keep('', undefined, undefined, undefined, [], facts, judgeFull(this.set, facts));
   }
 
   /**
@@ -339,24 +365,31 @@ class Worlds {
    */
   child(parent: Node, field: string, value: FactValue): Node {
     const id = this.idOf(field, value);
+    // A step taken before from this node (restarts and ranking walk the same paths again) is
+    // found without building the key.
+    const again = parent.kids?.get(id);
+    if (again) return again;
     const ids = [...parent.ids];
     let at = ids.length;
     while (at > 0 && ids[at - 1]! > id) at--;
     ids.splice(at, 0, id);
     const key = ids.join(',');
     const hit = this.memo.get(key);
-    if (hit) return hit;
+    if (hit) {
+      (parent.kids ??= new Map()).set(id, hit);
+      return hit;
+    }
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const added = new Map(parent.added);
-    added.set(field, value);
     const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    return this.keep(key, added, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    const n = this.keep(key, parent, field, value, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    (parent.kids ??= new Map()).set(id, n);
+    return n;
   }
 
-  private keep(key: string, added: ReadonlyMap<string, FactValue>, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
+  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
     const s = judged.sketch;
-    const n: Node = { added, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
+    const n: Node = { parent, field, value, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
     this.memo.set(key, n);
     return n;
   }
@@ -366,7 +399,10 @@ class Worlds {
    * first. With `firstOnly`, only the first of them (or none): a try that has learnt nothing yet
    * fills the first, and working out the rest was most of a write-up's search.
    */
-  private fields(n: Node, target: VerdictId | undefined, added: ReadonlyMap<string, FactValue>, firstOnly = false): string[] {
+  private fields(n: Node, target: VerdictId | undefined, firstOnly = false): string[] {
+    // A field this partial completion has set is known in its facts, as is every field the case
+    // gives (which has no domain): unknown there and with a domain is exactly "fillable".
+    const values = n.facts.values;
     const out: string[] = [];
     // Each field judged once (a list search per field made this a third of a write-up's search).
     const seen = new Set<string>();
@@ -375,7 +411,7 @@ class Worlds {
       for (const f of needs) {
         if (seen.has(f)) continue;
         seen.add(f);
-        if (!added.has(f) && this.domains.has(f)) {
+        if (values.get(f) === undefined && this.domains.has(f)) {
           out.push(f);
           if (firstOnly) return true;
         }
@@ -404,18 +440,17 @@ class Worlds {
 
   /** A consistent completion of `added` whose verdict is `target`, or undefined when there is none. */
   reach(target: VerdictId, n: Node): Witness | undefined {
-    const added = n.added;
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
     const settled = alone && constraintNeedsOf(n.sketch).length === 0;
     let fields: string[];
     if (settled) fields = [];
-    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, added, !this.learnt);
-    else fields = this.fields(n, target, added, !this.learnt);
+    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, !this.learnt);
+    else fields = this.fields(n, target, !this.learnt);
     if (!fields.length) {
       // Nothing left to fill that the judgement reads: this partial completion stands for its
       // worlds, and a check left open only by a fact no case field decides may go either way.
-      const w: Witness = { verdict: target, added, settled, reads: this.reads(n) };
+      const w: Witness = { verdict: target, added: addedOf(n), settled, reads: this.reads(n) };
       this.witnesses.push(w);
       return w;
     }
@@ -533,7 +568,7 @@ class Worlds {
   /** The fields the root's judgement reads that a completion can fill. */
   candidates(): string[] {
     const top = this.top();
-    return this.fields(top, undefined, top.added);
+    return this.fields(top, undefined);
   }
 
 }
