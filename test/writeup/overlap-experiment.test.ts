@@ -51,6 +51,32 @@ describe('an overlap experiment stated in a thread', () => {
       facts: { 'concurrency.loss_follows_overlap': undefined },
     },
     {
+      // https://github.com/iovisor/bcc/issues/1072 (the same note closes tcptracer-bpf#34)
+      name: 'the control run: a variant whose callers do not block does not reproduce the loss (bcc#1072, verbatim)',
+      text: 'Note: use `nc` from `busybox` to reproduce this issue. `nc` from https://nmap.org/ncat (the default on Fedora) will not reproduce the issue because it does not block on the accept() system call […]\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.registration.result': 'ok', 'probe.armed': true, 'concurrency.target_sleeps': undefined },
+    },
+    {
+      name: 'ours: the control run in other words ("doesn\'t reproduce ... because the readers don\'t sleep in")',
+      text: 'The unpatched client doesn\'t reproduce it because the readers don\'t sleep in pipe_read.\n',
+      facts: { 'concurrency.loss_follows_overlap': true },
+    },
+    {
+      name: 'ours: the author failed to reproduce at all, whatever the reason',
+      text: 'I cannot reproduce the issue because it does not block on my machine.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: a control run that differs in something else than the blocking point',
+      text: 'The 5.10 kernel will not reproduce the issue because it has the fix.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: a prediction hedged by "would"',
+      text: 'A non-blocking client would not reproduce the issue because it does not block on accept().\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
       name: 'the adequate run of the other form names its own pool, not the case\'s (bcc#1250, verbatim): not read',
       text: 'Randomly tried 50 (online cpu number is 4), no sample missing.\n',
       facts: { 'concurrency.loss_follows_overlap': undefined },
