@@ -197,12 +197,19 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const target = strongestStated(facts, 'probe.target', (f) => f.ofTarget === undefined);
     if (target !== undefined) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.ofTarget !== undefined && facts[i]!.ofTarget !== target) facts.splice(i, 1);
   }
+  // An A/B with a larger pool ("twice the CPUs is not enough, samples are missing. Tried 50, no
+  // sample missing"): the case is the run that lost calls, the larger pool the adequate run's. A
+  // pool setting of that value anywhere in the write-up is that run's: listed, never the case's
+  // (two subjects, never a blend). The experiment holds only where its number is a pool: named so
+  // in its sentence, or stated as one elsewhere.
+  if (facts.some((f) => f.otherRunPool !== undefined)) bindOtherRunPools(facts);
   claims.sort(byPosition);
   notClaims.sort(byPosition);
 
   // One value per field: strongest source wins; disagreeing stated values are a conflict.
   const byPath = new Map<string, WriteupFact[]>();
   for (const f of facts) {
+    if (f.otherRun) continue;
     const list = byPath.get(f.path);
     if (list) list.push(f);
     else byPath.set(f.path, [f]);
@@ -247,6 +254,24 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
   return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: checked.data };
+}
+
+const POOL_FIELDS = new Set(['probe.maxactive.requested', 'probe.maxactive.effective']);
+
+/** See extractWriteup: bind pool settings to an A/B's adequate run, and drop an experiment whose number is no pool. */
+function bindOtherRunPools(facts: WriteupFact[]): void {
+  const pools = new Set<unknown>();
+  for (const f of facts) if (f.otherRunPool !== undefined) pools.add(f.otherRunPool.pool);
+  const stated = new Set<unknown>();
+  for (const f of facts) {
+    if (f.otherRunPool !== undefined || !POOL_FIELDS.has(f.path) || !pools.has(f.value)) continue;
+    f.otherRun = true;
+    stated.add(f.value);
+  }
+  for (let i = facts.length - 1; i >= 0; i--) {
+    const o = facts[i]!.otherRunPool;
+    if (o !== undefined && !o.named && !stated.has(o.pool)) facts.splice(i, 1);
+  }
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

@@ -15,7 +15,7 @@ const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
-  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional(), after: regex.optional(), other_run_pool: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
@@ -46,6 +46,13 @@ export interface FactPattern {
   names: boolean;
   /** Which probe the message is about (`{group}` filled: `kprobe` is an entry probe), when it says. */
   probe?: string;
+  /** The sentence just before it, in the same paragraph, must match this (the run the match compares with). */
+  after?: RegExp;
+  /**
+   * The match names the pool of another run than the case's (`{group}` filled: the adequate run of
+   * an A/B with a larger pool): a pool setting of that value is that run's, not the case's.
+   */
+  otherRunPool?: string;
 }
 
 export interface Lexicon {
@@ -94,6 +101,8 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
       quoted: p.quoted ?? false,
       names: p.names ?? false,
       ...(p.probe !== undefined ? { probe: p.probe } : {}),
+      ...(p.after !== undefined ? { after: re(p.after, 'i') } : {}),
+      ...(p.other_run_pool !== undefined ? { otherRunPool: p.other_run_pool } : {}),
       entries: [
         ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
