@@ -22,6 +22,7 @@ const factsFile = z.object({
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   correction: regex.optional(),
   working_kernel: z.object({ before: regex, after: regex }).strict().optional(),
+  records_scope: z.object({ predicate: regex, workload: regex }).strict().optional(),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
@@ -73,6 +74,8 @@ export interface Lexicon {
   correction?: RegExp;
   /** Words that say a kernel named just after (`before`) or just before (`after`) them works: another subject. */
   workingKernel?: { before: RegExp; after: RegExp };
+  /** A one-liner whose one probe keeps one command (`predicate`), and the prose running that command as the test (`workload`). */
+  recordsScope?: { predicate: RegExp; workload: RegExp };
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
@@ -118,6 +121,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     disagreement: f.disagreement,
     ...(f.correction !== undefined ? { correction: re(f.correction, 'i') } : {}),
     ...(f.working_kernel !== undefined ? { workingKernel: { before: re(f.working_kernel.before, 'i'), after: re(f.working_kernel.after, 'i') } } : {}),
+    ...(f.records_scope !== undefined ? { recordsScope: { predicate: re(f.records_scope.predicate, 'g'), workload: re(f.records_scope.workload, 'gi') } } : {}),
     // Claims need no match indices ('d' costs time on every match).
     claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {
