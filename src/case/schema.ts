@@ -176,6 +176,7 @@ export const caseSchema = z
         no_probe_evidence: count('operations in the independent ledger with no probe record at all'),
         completed_without_return: count('operations the independent ledger saw complete inside the capture window whose accepted entry has no return record'),
         foreign_records: count('probe records that match no operation (the observer\'s own pipeline, other callers)'),
+        records_only_eligible: flag('the probe writes records of eligible operations only (its program keeps just the workload\'s calls: a predicate on the command the test runs), so no record, received or lost, is another call\'s: each record lost is an eligible call\'s'),
         ambiguous_pairs: count('entry/return pairs that could not be bound unambiguously'),
         returns_without_entry: count('return records with no open entry to pair with (the call began before capture, or its entry record was lost); the high-water and demand marks are then floors, which cannot show the pool was enough'),
         lost_events: count('events the kernel trace buffer overwrote, summed from its [LOST N EVENTS] markers (trace text only)'),

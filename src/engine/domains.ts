@@ -80,6 +80,10 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   // only where the pool could be short (constraints/overlap-experiment-*), and there pool misses
   // are already possible or undecided without it, so no definite verdict depends on it.
   if (field === 'concurrency.loss_follows_overlap') return [];
+  // Likewise a probe program nobody said keeps only the workload's calls: with it unknown its
+  // records may be any call's, the wider world; "true" only takes worlds away
+  // (constraints/lost-records-were-eligible) or says what a short count already can.
+  if (field === 'ledger.records_only_eligible') return [];
   if (f.type === 'boolean') return [true, false];
   if (f.type === 'list') return [[], ['x.isra.0']];
   if (field.endsWith('.epoch')) return comparedLabels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');

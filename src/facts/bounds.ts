@@ -61,11 +61,33 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
-    name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
-    description: "every eligible operation has its entry and its return record (an entry probe: its one record): without nesting, entries and returns less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
-    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment', 'probe.kind'],
+    name: 'bounds.records_cover_eligible', type: 'boolean', basis: 'Build an independent operation ledger',
+    description: "the records received reach every eligible operation by their counts alone: without nesting, entries and returns (an entry probe: its records) less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'probe.kind'],
+    derive: (i) => byCounts(i),
+  },
+  {
+    name: 'bounds.eligible_record_lost', type: 'boolean', basis: 'Build an independent operation ledger',
+    description: "a record the probe lost was an eligible call's: its records are the workload's only (ledger.records_only_eligible) and some were lost; false when the case does not say its records are the workload's only, which bounds nothing (their losses may be anyone's, as without the field)",
+    inputs: ['ledger.records_only_eligible', 'ledger.records_lost'],
     derive: (i) => {
-      const counted = byCounts(i);
+      // Never unknown while the field is unstated, so no completion and no missing list turns on
+      // the losses through it (a probe whose records may be anyone's is the wider world already).
+      if (bool(i, 'ledger.records_only_eligible') !== true) return false;
+      const lost = num(i, 'ledger.records_lost');
+      return lost === undefined ? undefined : lost > 0;
+    },
+  },
+  {
+    name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
+    description: "every eligible operation has its entry and its return record (an entry probe: its one record): the counts reach eligible (bounds.records_cover_eligible), and no record lost was an eligible call's",
+    inputs: ['bounds.records_cover_eligible', 'capacity.overlap_experiment', 'bounds.eligible_record_lost'],
+    derive: (i) => {
+      // A probe that writes records of eligible calls only, and lost some: each lost record was an
+      // eligible call's, which lacks it (whatever the counts say; constraints/lost-records-were-eligible
+      // names counts that already cover every eligible call).
+      if (bool(i, 'bounds.eligible_record_lost') === true) return false;
+      const counted = bool(i, 'bounds.records_cover_eligible');
       // An overlap experiment says this run lost returns to its pool (Propose a controlled overlap
       // fixture): some eligible call lacks its records, unless the counts say every one has them,
       // which constraints/overlap-experiment-lost-returns names as a contradiction.

@@ -157,6 +157,8 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   // itself (a kernel cannot carry a change first posted after it, src/kernel/history.ts).
   const dated = observedBy(text);
   if (dated) facts.push(dated);
+  const scoped = lex.recordsScope ? scopedRecords(text, sentences, lex.recordsScope) : undefined;
+  if (scoped) facts.push(scoped);
   facts.push(...prose.facts);
   claims.push(...prose.claims);
   notClaims.push(...prose.rejected);
@@ -197,12 +199,19 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const target = strongestStated(facts, 'probe.target', (f) => f.ofTarget === undefined);
     if (target !== undefined) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.ofTarget !== undefined && facts[i]!.ofTarget !== target) facts.splice(i, 1);
   }
+  // An A/B with a larger pool ("twice the CPUs is not enough, samples are missing. Tried 50, no
+  // sample missing"): the case is the run that lost calls, the larger pool the adequate run's. A
+  // pool setting of that value anywhere in the write-up is that run's: listed, never the case's
+  // (two subjects, never a blend). The experiment holds only where its number is a pool: named so
+  // in its sentence, or stated as one elsewhere.
+  if (facts.some((f) => f.otherRunPool !== undefined)) bindOtherRunPools(facts);
   claims.sort(byPosition);
   notClaims.sort(byPosition);
 
   // One value per field: strongest source wins; disagreeing stated values are a conflict.
   const byPath = new Map<string, WriteupFact[]>();
   for (const f of facts) {
+    if (f.otherRun) continue;
     const list = byPath.get(f.path);
     if (list) list.push(f);
     else byPath.set(f.path, [f]);
@@ -247,6 +256,57 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     throw new InputError({ file, ...(f ? { line: f.line, col: f.col } : {}) }, expected, f ? shown(f.value) : undefined);
   }
   return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: checked.data };
+}
+
+/**
+ * `ledger.records_only_eligible` when a one-liner's one probe keeps one command and the author's
+ * prose runs that command as the test (rules/lexicon/facts.yaml, records_scope): the fact is read
+ * at the predicate, and bound to the probed function (the case's only when its probe is on it).
+ */
+function scopedRecords(text: string, sentences: readonly Sentence[], scope: { predicate: RegExp; workload: RegExp }): WriteupFact | undefined {
+  // Cheap tests first: most write-ups hold no predicate on comm at all, and the prose is read for
+  // the workload only once a predicate was found.
+  if (!text.includes('comm')) return undefined;
+  let ran: Set<string> | undefined;
+  scope.predicate.lastIndex = 0;
+  for (let m = scope.predicate.exec(text); m !== null; m = scope.predicate.exec(text)) {
+    const g = m.groups ?? {};
+    const comm = g.c1 ?? g.c2 ?? g.c3;
+    if (comm === undefined) continue;
+    if (ran === undefined) {
+      ran = new Set();
+      for (const s of sentences) {
+        scope.workload.lastIndex = 0;
+        for (let w = scope.workload.exec(s.text); w !== null; w = scope.workload.exec(s.text)) ran.add(w.groups?.comm ?? '');
+      }
+    }
+    if (!ran.has(comm)) continue;
+    const before = text.slice(0, m.index);
+    const line = before.split('\n').length;
+    const col = m.index - before.lastIndexOf('\n');
+    const f: WriteupFact = { path: 'ledger.records_only_eligible', value: true, line, col, text: m[0].trim(), origin: 'artifact', via: 'records-scope' };
+    if (g.sym) f.ofTarget = g.sym;
+    return f;
+  }
+  return undefined;
+}
+
+const POOL_FIELDS = new Set(['probe.maxactive.requested', 'probe.maxactive.effective']);
+
+/** See extractWriteup: bind pool settings to an A/B's adequate run, and drop an experiment whose number is no pool. */
+function bindOtherRunPools(facts: WriteupFact[]): void {
+  const pools = new Set<unknown>();
+  for (const f of facts) if (f.otherRunPool !== undefined) pools.add(f.otherRunPool.pool);
+  const stated = new Set<unknown>();
+  for (const f of facts) {
+    if (f.otherRunPool !== undefined || !POOL_FIELDS.has(f.path) || !pools.has(f.value)) continue;
+    f.otherRun = true;
+    stated.add(f.value);
+  }
+  for (let i = facts.length - 1; i >= 0; i--) {
+    const o = facts[i]!.otherRunPool;
+    if (o !== undefined && !o.named && !stated.has(o.pool)) facts.splice(i, 1);
+  }
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

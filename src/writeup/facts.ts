@@ -41,6 +41,14 @@ export interface WriteupFact {
    * is on that function (issue 21 class 6, whose fact).
    */
   ofTarget?: string;
+  /**
+   * Read from an A/B's adequate run, whose pool is `pool` (a larger one than the case's run had):
+   * the fact is the case's, the pool is that run's. `named`: the sentence itself says the number
+   * is a pool; otherwise a pool setting of that value stated elsewhere in the write-up must.
+   */
+  otherRunPool?: { pool: number; named: boolean };
+  /** A setting of another run than the case's (an A/B's adequate run): listed as found, never set in the case. */
+  otherRun?: true;
 }
 
 const KNOWN_ERRNOS = new Set(Object.values(ERRNO_NAMES));

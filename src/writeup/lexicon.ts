@@ -15,13 +15,14 @@ const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
-  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional() }).strict()),
+  facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional(), after: regex.optional(), other_run_pool: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
   interfaces: z.object({ needs: z.array(z.string().min(1)).optional(), lead: regex, names: z.array(z.object({ pattern: regex, value: z.string().min(1) }).strict()) }).strict(),
   bpftrace_maps: z.array(z.object({ pattern: regex, fact: z.string().min(1) }).strict()),
   correction: regex.optional(),
   working_kernel: z.object({ before: regex, after: regex }).strict().optional(),
+  records_scope: z.object({ predicate: regex, workload: regex }).strict().optional(),
   disagreement: z.object({ id: z.string().min(1), title: z.string().min(1), source: z.string().min(1), explains: z.string().min(1), next: z.string().min(1) }).strict(),
 }).strict();
 
@@ -46,6 +47,13 @@ export interface FactPattern {
   names: boolean;
   /** Which probe the message is about (`{group}` filled: `kprobe` is an entry probe), when it says. */
   probe?: string;
+  /** The sentence just before it, in the same paragraph, must match this (the run the match compares with). */
+  after?: RegExp;
+  /**
+   * The match names the pool of another run than the case's (`{group}` filled: the adequate run of
+   * an A/B with a larger pool): a pool setting of that value is that run's, not the case's.
+   */
+  otherRunPool?: string;
 }
 
 export interface Lexicon {
@@ -66,6 +74,8 @@ export interface Lexicon {
   correction?: RegExp;
   /** Words that say a kernel named just after (`before`) or just before (`after`) them works: another subject. */
   workingKernel?: { before: RegExp; after: RegExp };
+  /** A one-liner whose one probe keeps one command (`predicate`), and the prose running that command as the test (`workload`). */
+  recordsScope?: { predicate: RegExp; workload: RegExp };
   /** The finding for two disagreeing values of one field. */
   disagreement: { id: string; title: string; source: string; explains: string; next: string };
   claims: Array<{ kind: ClaimKind; needs: string[]; res: RegExp[] }>;
@@ -94,6 +104,8 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
       quoted: p.quoted ?? false,
       names: p.names ?? false,
       ...(p.probe !== undefined ? { probe: p.probe } : {}),
+      ...(p.after !== undefined ? { after: re(p.after, 'i') } : {}),
+      ...(p.other_run_pool !== undefined ? { otherRunPool: p.other_run_pool } : {}),
       entries: [
         ...Object.entries(p.set).map(([k, v]) => [k, v, false] as [string, string | number | boolean, boolean]),
         ...Object.entries(p.implies ?? {}).map(([k, v]) => [k, v, true] as [string, string | number | boolean, boolean]),
@@ -109,6 +121,7 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
     disagreement: f.disagreement,
     ...(f.correction !== undefined ? { correction: re(f.correction, 'i') } : {}),
     ...(f.working_kernel !== undefined ? { workingKernel: { before: re(f.working_kernel.before, 'i'), after: re(f.working_kernel.after, 'i') } } : {}),
+    ...(f.records_scope !== undefined ? { recordsScope: { predicate: re(f.records_scope.predicate, 'g'), workload: re(f.records_scope.workload, 'gi') } } : {}),
     // Claims need no match indices ('d' costs time on every match).
     claims: c.claims.map((x) => ({ kind: x.kind, needs: x.needs ?? [], res: x.patterns.map((p) => re(p, 'gi')) })),
     notAClaim: {

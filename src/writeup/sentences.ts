@@ -8,6 +8,8 @@ export interface Sentence {
   text: string;
   /** Position of character `i` of `text`. */
   at(i: number): { line: number; col: number };
+  /** The paragraph it belongs to (identity only): sentences of one paragraph share it. */
+  readonly paragraph?: object;
 }
 
 /** A claim the author makes, at the position of the words that make it. */
@@ -83,7 +85,7 @@ class ProseSentence implements Sentence {
   constructor(
     readonly text: string,
     private readonly base: number,
-    private readonly paragraph: Paragraph,
+    readonly paragraph: Paragraph,
   ) {}
 
   at(i: number): { line: number; col: number } {
@@ -273,9 +275,17 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
     list.push([start, end]);
     used.set(key, list);
   };
+  // The sentence before `i` in its paragraph matches `re` (and asks nothing): the run a match compares with.
+  const afterOk = (re: RegExp, i: number) => {
+    const prev = sentences[i - 1];
+    if (prev === undefined || prev.paragraph === undefined || prev.paragraph !== sentences[i]!.paragraph || question(i - 1)) return false;
+    re.lastIndex = 0;
+    return re.test(prev.text);
+  };
   for (const p of lex.facts) {
     matches(p.re, p.needs, (m, i, s, start, end) => {
       if (question(i)) return;
+      if (p.after !== undefined && !afterOk(p.after, i)) return;
       // A tool's message hedges in its own words ("probe entry may not exist"): only the author's
       // words around it can hedge the fact.
       const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
@@ -290,6 +300,9 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       // binds those fields to that function.
       const subjectT = p.entries.length > 1 ? p.entries.find(([pathT]) => pathT === 'probe.target')?.[1] : undefined;
       const subject = typeof subjectT === 'string' ? fill(subjectT, groups) : undefined;
+      // The pool of the other run the match names (an A/B's adequate run), and whether the
+      // sentence itself says the number is a pool (`named`: "maxactive 50", "r50").
+      const otherPool = p.otherRunPool !== undefined ? convert(fill(p.otherRunPool, groups), 'count', 'probe.maxactive.requested') : undefined;
       for (const [pathT, valT, implied] of p.entries) {
         const path = fill(pathT, groups);
         if (!isCaseField(path) || overlaps(`${i}|${path}`, start, end)) continue;
@@ -312,6 +325,7 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         if (entryProbe) f.entryProbe = true;
         if (correcting(i)) f.corrects = true;
         if (subject) f.ofTarget = subject;
+        if (typeof otherPool === 'number') f.otherRunPool = { pool: otherPool, named: (groups.named ?? '') !== '' };
         // A kernel the sentence says works ("works on 5.4.0-42-generic, fails on 5.10.0-8-amd64") is
         // the working machine's, another subject than the failure the case is about: never blended
         // into the case (issue 21 class 5).

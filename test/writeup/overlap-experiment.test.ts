@@ -20,6 +20,16 @@ beforeAll(async () => {
   lex = await loadLexicon();
   rules = await loadRules(path.resolve(import.meta.dirname, '../../rules'));
 });
+// bcc#1250, yonghong-song's comment of 2017-07-11 (verbatim, the kprobetrace.txt quote left out).
+const BCC_1250 = [
+  'basically, in bcc, we can generate event like "r50:...". This will set maxactive to 50',
+  'inside the kernel.',
+  '',
+  'I tried this example, twice of online cpu number is not enough, still some samples',
+  'are missing from kretprobe. Randomly tried 50 (online cpu number is 4), no sample',
+  'missing.',
+  '',
+].join('\n');
 const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex).case as unknown as Obj;
 const judge = (yaml: string) => evaluateCase(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml'), rules);
 
@@ -51,8 +61,60 @@ describe('an overlap experiment stated in a thread', () => {
       facts: { 'concurrency.loss_follows_overlap': undefined },
     },
     {
-      name: 'the adequate run of the other form names its own pool, not the case\'s (bcc#1250, verbatim): not read',
+      // https://github.com/iovisor/bcc/issues/1072 (the same note closes tcptracer-bpf#34)
+      name: 'the control run: a variant whose callers do not block does not reproduce the loss (bcc#1072, verbatim)',
+      text: 'Note: use `nc` from `busybox` to reproduce this issue. `nc` from https://nmap.org/ncat (the default on Fedora) will not reproduce the issue because it does not block on the accept() system call […]\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.registration.result': 'ok', 'probe.armed': true, 'concurrency.target_sleeps': undefined },
+    },
+    {
+      name: 'ours: the control run in other words ("doesn\'t reproduce ... because the readers don\'t sleep in")',
+      text: 'The unpatched client doesn\'t reproduce it because the readers don\'t sleep in pipe_read.\n',
+      facts: { 'concurrency.loss_follows_overlap': true },
+    },
+    {
+      name: 'ours: the author failed to reproduce at all, whatever the reason',
+      text: 'I cannot reproduce the issue because it does not block on my machine.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: a control run that differs in something else than the blocking point',
+      text: 'The 5.10 kernel will not reproduce the issue because it has the fix.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: a prediction hedged by "would"',
+      text: 'A non-blocking client would not reproduce the issue because it does not block on accept().\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'the adequate run alone, with no run that lost calls before it and no pool named (bcc#1250, its last sentence): not read',
       text: 'Randomly tried 50 (online cpu number is 4), no sample missing.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      // https://github.com/iovisor/bcc/issues/1250
+      name: 'the larger-pool form: the run that lost samples, then the pool an earlier sentence names, with none lost (bcc#1250, verbatim): the case is the run that lost them, 50 is the other run\'s',
+      text: BCC_1250,
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.interface': 'tracefs', 'probe.maxactive.requested': undefined, 'probe.registration.result': 'ok' },
+    },
+    {
+      name: 'ours: the larger-pool form with both pools named: the smaller one is the case\'s',
+      text: 'With maxactive 8 some returns were lost. With maxactive 64, no returns were lost.\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.maxactive.requested': 8 },
+    },
+    {
+      name: 'ours: a number that is not a pool ("50 clients")',
+      text: 'With 200 clients some samples are missing. Then I tried 50 clients, no sample missing.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: no loss stated just before it',
+      text: 'We can set maxactive to 50. I tried 50, no sample missing.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined, 'probe.maxactive.requested': 50 },
+    },
+    {
+      name: 'ours: the loss is stated in another paragraph',
+      text: 'Some samples are missing.\n\nWith maxactive 64, no samples are missing.\n',
       facts: { 'concurrency.loss_follows_overlap': undefined },
     },
   ])('$name', ({ text, facts }) => {
@@ -68,6 +130,15 @@ describe('what an overlap experiment decides', () => {
 
   it('capacity-missed from the experiment alone, with no counter and no pool size', async () => {
     const v = await judge(`${RUN}concurrency: { target_sleeps: true, workers: 25, loss_follows_overlap: true }\n`);
+    expect(v.verdict).toBe('capacity-missed');
+    expect(v.findings.map((f) => f.rule)).toContain('counters/nmissed-rose');
+  });
+
+  it('bcc#1250: the larger-pool form read from the thread decides capacity-missed for the run that lost samples, its pool unknown', async () => {
+    const x = extractWriteup(`# excerpt\n\n${BCC_1250}`, 'thread.md', lex);
+    // Found and listed, bound to the adequate run: never the case's pool.
+    expect(x.facts.find((f) => f.path === 'probe.maxactive.requested')).toMatchObject({ value: 50, otherRun: true });
+    const v = await evaluateCase(x.case, rules);
     expect(v.verdict).toBe('capacity-missed');
     expect(v.findings.map((f) => f.rule)).toContain('counters/nmissed-rose');
   });

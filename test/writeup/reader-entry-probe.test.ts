@@ -120,11 +120,61 @@ describe('an entry probe read from a write-up (issue 21)', () => {
     expect(v.findings.map((f) => f.rule)).not.toContain('counters/nmissed-rose');
   });
 
-  it('ply#16 keeps no pool, no open call and no registration question: only whether every eligible call was recorded', async () => {
-    // 52 records lost, but how many opens find made and how many ply recorded is not said: a world
-    // where every eligible call has its record (the losses other calls') stays consistent.
-    const v = await evaluateCase(extract(PLY_16).case as Case, rules);
+  it('ply#16 is decided observer-gap: its one-liner records only the calls of the command the test runs, so the 52 lost were the test\'s', async () => {
+    // https://github.com/wkz/ply/issues/16: the predicate keeps find's calls, and the prose runs find.
+    const x = extract(PLY_16);
+    expect(at(x.case as unknown as Obj, 'ledger.records_only_eligible')).toBe(true);
+    const v = await evaluateCase(x.case as Case, rules);
+    expect(v.verdict).toBe('observer-gap');
+    expect(v.findings.map((f) => f.rule)).toContain('interpret/entry-probe-calls-unrecorded');
+  });
+
+  it('without the workload it filters to, ply#16 keeps only whether every eligible call was recorded', async () => {
+    // 52 records lost, but how many opens find made and how many ply recorded is not said, and
+    // nothing says the test is find's: a world where every eligible call has its record (the
+    // losses other calls') stays consistent.
+    const v = await evaluateCase(extract(PLY_16.replace('In another shell run a find command like ```find / -type f -print```', '')).case as Case, rules);
     expect(v.possible).toEqual(['observer-gap', 'insufficient-evidence', 'fully-observed']);
     expect(v.decides).toContain('ledger.eligible');
+  });
+});
+
+describe('a probe whose records are the workload\'s calls only (issue 21, whose records)', () => {
+  const SCRIPT = (spec: string, pred: string) => `\`\`\`sudo bpftrace -e '${spec} / ${pred} / { printf("%s\\n", str(arg1)); }'\`\`\`\n\n`;
+  it.each([
+    {
+      name: 'ply#16 (verbatim): a one-probe one-liner kept to find, and the test runs find',
+      url: 'https://github.com/wkz/ply/issues/16',
+      text: PLY_16,
+      facts: { 'ledger.records_only_eligible': true },
+    },
+    {
+      name: 'ours: comm == "cat" and the test runs cat',
+      text: `${SCRIPT('kprobe:vfs_read', 'comm == "cat"')}Then I ran the cat command on a 1 GB file.\n`,
+      facts: { 'ledger.records_only_eligible': true, 'probe.target': 'vfs_read' },
+    },
+    {
+      name: 'ours: the predicate keeps another command than the one the test runs',
+      text: `${SCRIPT('kprobe:vfs_read', 'comm == "cat"')}Then I ran the dd command on a 1 GB file.\n`,
+      facts: { 'ledger.records_only_eligible': undefined },
+    },
+    {
+      name: 'ours: no prose says which command the test runs',
+      text: `${SCRIPT('kprobe:vfs_read', 'comm == "cat"')}`,
+      facts: { 'ledger.records_only_eligible': undefined },
+    },
+    {
+      name: 'ours: a second probe in the script writes records of any caller',
+      text: '```sudo bpftrace -e \'kprobe:vfs_read / comm == "cat" / { printf("r\\n"); } kprobe:vfs_write { printf("w\\n"); }\'```\n\nThen I ran the cat command.\n',
+      facts: { 'ledger.records_only_eligible': undefined },
+    },
+    {
+      name: 'ours: a predicate on another probe than the case\'s target is that probe\'s',
+      text: `\`\`\`\n# cat /sys/kernel/tracing/kprobe_events\nr:kprobes/myret vfs_read\n\`\`\`\n\n${SCRIPT('kprobe:vfs_write', 'comm == "cat"')}Then I ran the cat command.\n`,
+      facts: { 'ledger.records_only_eligible': undefined, 'probe.target': 'vfs_read' },
+    },
+  ])('$name', ({ text, facts }) => {
+    const c = read(text);
+    for (const [p, v] of Object.entries(facts)) expect(at(c, p), p).toEqual(v);
   });
 });
