@@ -1,4 +1,5 @@
 import { BASE_BY_NAME, type FactValue } from '../facts/facts.js';
+import { lineBoundWithoutNames } from '../facts/counters.js';
 import { parseRelease } from '../kernel/history.js';
 
 /**
@@ -51,8 +52,8 @@ function labels(known: ReadonlyMap<string, FactValue>, names: readonly string[],
  * and one fresh label for each of those fields it leaves unknown, so every pattern of equal and
  * different labels is some completion's. One shared "other" label made every unknown pair equal:
  * two unstated epochs read as one registration, so a level counter across a reload excluded pool
- * misses (issue 20: a definite verdict never rests on an unknown fact). The return event and the
- * counters' line are still given one shared label (c4-profile-line-unbound, known open).
+ * misses (issue 20: a definite verdict never rests on an unknown fact). The return event's name and
+ * the counters' line are compared the same way (issue 20, class 4).
  */
 function comparedLabels(known: ReadonlyMap<string, FactValue>, names: readonly string[], other: string): string[] {
   const own = names.map((n) => known.get(n)).filter((v): v is string => typeof v === 'string');
@@ -89,8 +90,15 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   if (field.endsWith('.epoch')) return comparedLabels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');
   switch (field) {
     case 'probe.event':
-    case 'counters.event':
-      return labels(known, ['probe.event', 'counters.event'], 'other-event');
+    case 'counters.event': {
+      // The counters' line may be another event's wherever the case's own evidence leaves it open
+      // (issue 20, class 4): each unstated name gets a label of its own. Where the evidence binds
+      // an unnamed line (src/facts/counters.ts lineBoundWithoutNames), the unstated name takes the
+      // other's: a completion that unbound it would contradict what the derivation reads.
+      const names = ['probe.event', 'counters.event'];
+      if (known.get('counters.source') !== undefined && lineBoundWithoutNames(Object.fromEntries(known)) === true) return labels(known, names, 'other-event').slice(0, 1);
+      return comparedLabels(known, names, 'other-event');
+    }
     case 'kernel.observed_by':
       // An unknown date bounds nothing: a late enough one is always possible, and with it every
       // release keeps its own answer. No completion needs to pick one.

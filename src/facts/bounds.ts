@@ -49,6 +49,27 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
+    name: 'bounds.entry_hits_needed', type: 'number', basis: 'Read missed and filtered cases separately; kernel-facts.md §2 (a call that finds the pool empty is missed after the kprobe fired)',
+    description: 'entry-probe hits the return probe\'s own counts call for: entry records, rejections, and the calls beyond the pool at the demand peak (each a pool miss, and each passed the entry probe first)',
+    inputs: ['bounds.entries_and_filtered', 'capacity.pool_excess'],
+    derive: (i) => {
+      const a = num(i, 'bounds.entries_and_filtered');
+      const x = num(i, 'capacity.pool_excess');
+      return a === undefined || x === undefined ? undefined : a + x;
+    },
+  },
+  {
+    name: 'bounds.eligible_beyond_pool', type: 'number', basis: 'Propose a controlled overlap fixture; Separate in-flight calls from CPUs',
+    description: 'eligible operations less the calls the entry handler rejected (they give their instance straight back) less the pool: above 0, a gate that holds every eligible call at once leaves that many without an instance',
+    inputs: ['ledger.eligible', 'accounting.filtered', 'capacity.effective_maxactive'],
+    derive: (i) => {
+      const e = num(i, 'ledger.eligible');
+      const f = num(i, 'accounting.filtered');
+      const pool = num(i, 'capacity.effective_maxactive');
+      return e === undefined || f === undefined || pool === undefined ? undefined : e - f - pool;
+    },
+  },
+  {
     name: 'bounds.own_calls_beyond_eligible', type: 'number', basis: 'Build an independent operation ledger',
     description: "the test's own accepted and filtered calls (entry records and rejections less foreign records) beyond the eligible operations",
     inputs: ['ledger.entries', 'accounting.filtered', 'ledger.foreign_records', 'ledger.eligible'],
@@ -64,7 +85,7 @@ export const BOUNDS: readonly Derivation[] = [
     name: 'bounds.records_cover_eligible', type: 'boolean', basis: 'Build an independent operation ledger',
     description: "the records received reach every eligible operation by their counts alone: without nesting, entries and returns (an entry probe: its records) less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
     inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'probe.kind'],
-    derive: (i) => byCounts(i),
+    derive: (i) => byCounts(i, 'entries-and-returns'),
   },
   {
     name: 'bounds.eligible_record_lost', type: 'boolean', basis: 'Build an independent operation ledger',
@@ -94,14 +115,57 @@ export const BOUNDS: readonly Derivation[] = [
       return counted === undefined && bool(i, 'capacity.overlap_experiment') === true ? false : counted;
     },
   },
+  {
+    name: 'bounds.every_eligible_entered', type: 'boolean', basis: 'Read missed and filtered cases separately (a call that finds no instance, or re-enters a running kprobe, never reaches the entry handler)',
+    description: "every eligible operation got an instance and its entry record: without nesting, entries less every foreign record reach eligible, so no miss counted (pool or kprobe) was one of them (unknown while a count it needs is unknown and the others do not already rule it out)",
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment', 'fixture.gated', 'fixture.overlap_verified', 'bounds.eligible_beyond_pool', 'ledger.entry_events', 'capacity.pool_excess', 'accounting.filtered'],
+    derive: (i) => {
+      const counted = withExperiment(i, byCounts(i, 'entries'));
+      return counted === undefined && somePoolMissEligible(i) ? false : counted;
+    },
+  },
 ];
 
-/** bounds.every_eligible_recorded from the ledger's counts alone. */
-function byCounts(i: Inputs): boolean | undefined {
+/**
+ * The pool evidence that some eligible call found no instance, whatever the entry records say (a
+ * count that says otherwise is a contradiction: constraints/gated-calls-entered-beyond-pool,
+ * constraints/entry-events-cover-pool-misses): a verified gate held more eligible calls at once
+ * than the pool holds; or the entry probe's hits, less the rejections and the calls beyond the pool
+ * at the demand peak, leave fewer accepted calls than eligible operations.
+ */
+function somePoolMissEligible(i: Inputs): boolean {
+  const beyond = num(i, 'bounds.eligible_beyond_pool');
+  if (bool(i, 'fixture.gated') === true && bool(i, 'fixture.overlap_verified') === true && beyond !== undefined && beyond > 0) return true;
+  const ev = num(i, 'ledger.entry_events');
+  const f = num(i, 'accounting.filtered');
+  const excess = num(i, 'capacity.pool_excess');
+  const el = num(i, 'ledger.eligible');
+  // No foreign record is the most the accepted calls can keep for the test.
+  const x = num(i, 'ledger.foreign_records') ?? 0;
+  return ev !== undefined && f !== undefined && excess !== undefined && el !== undefined && ev - f - excess - x < el;
+}
+
+/**
+ * An overlap experiment says this run lost returns to its pool (Propose a controlled overlap
+ * fixture): a call that found the pool empty has neither record, so some eligible call lacks
+ * them, unless the counts say every one has them, which constraints/overlap-experiment-lost-returns
+ * names as a contradiction.
+ */
+function withExperiment(i: Inputs, counted: boolean | undefined): boolean | undefined {
+  return counted === undefined && bool(i, 'capacity.overlap_experiment') === true ? false : counted;
+}
+
+/**
+ * bounds.every_eligible_recorded (entry and return records) or bounds.every_eligible_entered
+ * (entry records alone) from the ledger's counts. A missed call, whichever counter took it, has no
+ * entry record (kernel-facts.md §2, §4): entries that cover every eligible operation leave no miss
+ * to any of them, whatever became of their returns.
+ */
+function byCounts(i: Inputs, sides: 'entries' | 'entries-and-returns'): boolean | undefined {
   const el = num(i, 'ledger.eligible');
   const en = num(i, 'ledger.entries');
   // An entry probe's record is the whole observation of a call: there is no return record to wait for.
-  const r = isEntryProbe(i) ? en : num(i, 'ledger.returns');
+  const r = sides === 'entries' || isEntryProbe(i) ? en : num(i, 'ledger.returns');
   const x = num(i, 'ledger.foreign_records');
   const depth = num(i, 'concurrency.recursion_depth');
   // Nested calls' records inflate the counts, and with no eligible operation there is nothing to establish.

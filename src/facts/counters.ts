@@ -161,6 +161,23 @@ const SPLIT_FACTS: readonly Derivation[] = [
 ];
 
 /**
+ * Whether the counters' line is the return event's when the case does not name both (true), or
+ * may be another event's (undefined). Only a source of several lines can hold another event's:
+ * kprobe_profile, with a separate entry event beside the return event. An entry probe's line is
+ * its own (no return event to tell it from), and a line that counted fewer hits than the entry
+ * event fired is not the entry event's (each of its hits is one of the line's). The derivation
+ * reads it for an unnamed line, and the completions (src/engine/domains.ts) give the two names
+ * one label where it binds, so no completion unbinds what the evidence binds.
+ */
+export function lineBoundWithoutNames(i: Inputs): true | undefined {
+  if (isEntryProbe(i)) return true;
+  const entries = num(i, 'ledger.entry_events');
+  if (str(i, 'counters.source') !== 'kprobe_profile' || entries === undefined) return true;
+  const hits = rise(i, 'hits');
+  return hits !== undefined && hits < entries ? true : undefined;
+}
+
+/**
  * Counter snapshots. A difference is a delta only when both snapshots are of the return probe's
  * own counter, read in the probe's registration epoch, with nothing reset between; and what a
  * column counts depends on the kernel (kernel-history.md §0, §5.1).
@@ -221,19 +238,8 @@ export const COUNTERS: readonly Derivation[] = [
       // A named line of another event (the entry event's, say) is not the return probe's. With a
       // separate entry event the profile holds two lines, and a line the case does not bind to the
       // return event by name may be either: the counters are the named return event's, or unknown
-      // (issue 20, class 4), and an unnamed return event binds nothing. Only the line's hits can
-      // bind it then: a line that counted fewer hits than the entry records is not the entry
-      // event's (each entry record is one of its hits).
-      const bound = () => {
-        if (ce !== undefined && pe !== undefined) return ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`);
-        // An entry probe's line is the entry event's own: no return event to tell it from.
-        if (isEntryProbe(i)) return true;
-        const entries = num(i, 'ledger.entry_events');
-        if (source !== 'kprobe_profile' || entries === undefined) return true;
-        const hits = rise(i, 'hits');
-        return hits !== undefined && hits < entries ? true : undefined;
-      };
-      const named = bound();
+      // (issue 20, class 4), and an unnamed return event binds nothing.
+      const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : lineBoundWithoutNames(i);
       return and(fits, named);
     },
   },

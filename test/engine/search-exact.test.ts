@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { domainOf } from '../../src/engine/domains.js';
+import { caseFacts } from '../../src/facts/facts.js';
 import { evaluateCase, loadCase, loadRules, parseCase, type Rules } from '../../src/index.js';
 
 let rules: Rules;
@@ -38,5 +40,66 @@ describe('the completion search answers exactly where it used to run out', () =>
     const v = await evaluateCase(c.data, rules);
     expect(v.verdict).toBe(c.data.expected?.verdict);
     expect(v.exact).not.toBe(false);
+  });
+});
+
+// Issue 20, class 4: kprobe_profile holds the return event's line and a separate entry event's. A
+// partial case quoting one line's columns (0 misses, 3 hits: either line could read so) without
+// naming its event, and one call without a return record.
+const PROFILE_PARTIAL = `kernel: { release: 6.12.95+deb12-amd64, arch: x86_64, possible_cpus: 2 }
+probe: { interface: tracefs, target: pipe_read, registration: { result: ok, epoch: r }, armed: true, maxactive: { requested: 8, effective: 8 }, entry_handler: { present: false, can_filter: false }, handler: { may_sleep: false, blocking_locks: false, does_io: false, heavy_printk: false, bounded_storage: true } }
+coverage: { blacklisted: false, inlined_call_sites: none, clones: [], unusual_return: false }
+concurrency: { target_sleeps: true, recursion_depth: 1 }
+counters: { source: kprobe_profile, start: { epoch: r, nmissed: 0, hits: 0 }, end: { epoch: r, nmissed: 0, hits: 3 } }
+ledger: { eligible: 3, identity: task-and-depth, entry_events: 3, returns: 2, filtered: 0, workload_quiesced: false, completed_without_return: 0, lost_events: 0, foreign_records: 0 }
+`;
+const named = (probeEvent: string | undefined, countersEvent: string | undefined, yaml = PROFILE_PARTIAL) =>
+  yaml.replace('target: pipe_read,', probeEvent ? `target: pipe_read, event: ${probeEvent},` : 'target: pipe_read,').replace('source: kprobe_profile,', countersEvent ? `source: kprobe_profile, event: ${countersEvent},` : 'source: kprobe_profile,');
+
+describe('the counters line and the return event (issue 20, class 4)', () => {
+  it('unstated names may differ: the line may be the entry event\'s, so a level column excludes nothing', async () => {
+    // With one shared label for both unstated names every completion bound the line to the return
+    // event, and this was a definite still-in-flight.
+    const v = await judge(PROFILE_PARTIAL);
+    expect(v.exact).not.toBe(false);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.possible).toEqual(expect.arrayContaining(['capacity-missed', 'still-in-flight']));
+    expect(v.decides).toEqual(expect.arrayContaining(['probe.event', 'counters.event']));
+  });
+
+  it.each([
+    ['the return event alone named', 'kfix/gate', undefined],
+    ['the line alone named', undefined, 'kfix/gate'],
+  ])('%s: the other may still be another event', async (_, p, c) => {
+    const v = await judge(named(p, c));
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.possible).toContain('capacity-missed');
+  });
+
+  it.each([
+    ['the same event', 'kfix/gate', 'kfix/gate'],
+    ['the line by its name without the group', 'kfix/gate', 'gate'],
+  ])('both named, %s: the counters are the return event\'s', async (_, p, c) => {
+    const v = await judge(named(p, c));
+    expect([v.verdict, v.possible]).toEqual(['still-in-flight', ['still-in-flight']]);
+  });
+
+  it('both named, another event: the counters are not the return probe\'s', async () => {
+    const v = await judge(named('kfix/gate', 'kfix/gate_entry'));
+    expect(v.findings.map((f) => f.rule)).toContain('counters/not-return-probe-counter');
+    expect(v.possible).toContain('capacity-missed');
+  });
+
+  it('a line that counted fewer hits than the entry event fired is not its line: no completion unbinds it', async () => {
+    const yaml = PROFILE_PARTIAL.replace('nmissed: 0, hits: 3 }', 'nmissed: 0, hits: 2 }');
+    const known = caseFacts(parseCase(`format: kretprobe-case/v1\nid: t\n${yaml}`, 't.yaml').data).values;
+    expect(known.get('counters.of_return_probe')).toBe(true);
+    expect(domainOf('counters.event', known)).toEqual(['other-event']);
+    expect(domainOf('probe.event', known)).toEqual(['other-event']);
+    // With the return event named, the unstated line takes its name.
+    const one = caseFacts(parseCase(`format: kretprobe-case/v1\nid: t\n${named('kfix/gate', undefined, yaml)}`, 't.yaml').data).values;
+    expect(domainOf('counters.event', one)).toEqual(['kfix/gate']);
+    const unbound = caseFacts(parseCase(`format: kretprobe-case/v1\nid: t\n${PROFILE_PARTIAL}`, 't.yaml').data).values;
+    expect(domainOf('counters.event', unbound)).toEqual(['other-event', 'other-event-2']);
   });
 });

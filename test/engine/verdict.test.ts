@@ -69,10 +69,11 @@ describe('primary verdict and what is missing', () => {
   });
 
   it('a finding carries the fact values that made it fire and the provenance of their fields', async () => {
-    // An operation without its entry record: the misses may be the test's own (issue 20, silent 1).
+    // An operation without its entry record: the misses may be the test's own (issue 20, silent 1;
+    // class 4, every_eligible_entered).
     const v = await judge(`${CLEAN.replace('end: { epoch: e, nmissed: 0', 'end: { epoch: e, nmissed: 2')}ledger: { eligible: 3, entries: 2 }\nprovenance: { counters.end.nmissed: "end/kprobe_profile:3" }`);
     const f = v.findings.find((x) => x.rule === 'counters/nmissed-rose')!;
-    expect(f.facts).toEqual({ 'counters.pool_missed': true, 'bounds.every_eligible_recorded': false });
+    expect(f.facts).toEqual({ 'counters.pool_missed': true, 'bounds.every_eligible_entered': false });
     expect(f.provenance).toEqual({ 'counters.end.nmissed': 'end/kprobe_profile:3' });
   });
 });

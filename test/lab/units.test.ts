@@ -35,7 +35,7 @@ describe('expected default pool (kernel-history.md §2)', () => {
     expect(expectationFor('fprobe-f2', k([6, 1, 176], true, false))).toEqual({ verdict: 'setup-failure', rejected: true });
     expect(expectationFor('fprobe-f2', k([6, 12, 95], true, true))).toMatchObject({ maxactive: 2, returns: 2 });
     expect(expectationFor('fprobe-f2', k([7, 3, 4], true, true))).toEqual({ verdict: 'setup-failure', rejected: true, errorReason: 'Invalid maxactive number' });
-    expect(expectationFor('fprobe-default', k([7, 3, 4], true, true))).toMatchObject({ verdict: 'insufficient-evidence', returns: 3 });
+    expect(expectationFor('fprobe-default', k([7, 3, 4], true, true))).toMatchObject({ verdict: 'fully-observed', returns: 3 });
   });
 });
 

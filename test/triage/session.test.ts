@@ -81,12 +81,10 @@ describe('a session answered from a reference case', () => {
     // broken): its verdict weighs each conflicting fact set aside in turn, while a session that
     // has not yet asked one of them holds a consistent case.
     const crossChecks = ['counters/not-return-probe-counter'];
-    // Known open (issue 20, listed in the closing note): a partial case read as definite where a
-    // completion reads otherwise. c4: with neither event named, the completions give probe.event
-    // and counters.event the one label src/engine/domains.ts has for an unnamed event, so every
-    // completion binds the unnamed kprobe_profile line to the return event (the derivation itself
-    // leaves it unknown). A listed case that comes out right fails the test, so the list only shrinks.
-    const knownOpen = new Set(['c4-profile-line-unbound']);
+    // Known open: a partial case read as definite where a completion reads otherwise. None now
+    // (c4-profile-line-unbound left once unstated event names got a label each). A listed case that
+    // comes out right fails the test, so the list only shrinks.
+    const knownOpen = new Set<string>([]);
     const contradicted = (r: LoadedCase) => r.data.expected?.rules?.some((x) => x.startsWith('constraints/')) ?? false;
     let reached = 0;
     const short: string[] = [];
