@@ -108,11 +108,7 @@ export const BOUNDS: readonly Derivation[] = [
       // eligible call's, which lacks it (whatever the counts say; constraints/lost-records-were-eligible
       // names counts that already cover every eligible call).
       if (bool(i, 'bounds.eligible_record_lost') === true) return false;
-      const counted = bool(i, 'bounds.records_cover_eligible');
-      // An overlap experiment says this run lost returns to its pool (Propose a controlled overlap
-      // fixture): some eligible call lacks its records, unless the counts say every one has them,
-      // which constraints/overlap-experiment-lost-returns names as a contradiction.
-      return counted === undefined && bool(i, 'capacity.overlap_experiment') === true ? false : counted;
+      return withExperiment(i, bool(i, 'bounds.records_cover_eligible'));
     },
   },
   {
