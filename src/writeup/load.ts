@@ -1,7 +1,7 @@
-import { readSmallFile } from '../case/load.js';
+import { statSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { readInputFile } from '../fsutil.js';
-import { parseYaml, validateYaml } from '../yamlfile.js';
+import { readInputFile, readInputFileSync } from '../fsutil.js';
+import { MAX_YAML_BYTES, parseYaml, validateYaml } from '../yamlfile.js';
 import { extractWriteup, type Extraction } from './extract.js';
 import { sidecarSchema, type Sidecar } from './judge.js';
 import type { Lexicon } from './lexicon.js';
@@ -17,9 +17,12 @@ export async function writeupOf(text: string, file: string, lex: Lexicon): Promi
   const extraction = extractWriteup(normalizeWriteup(text), file, lex);
   if (file === '<stdin>') return { extraction };
   const sidecarFile = `${file}${SIDECAR_SUFFIX}`;
+  // Most write-ups have no sidecar: ask first, without an exception (a failed open that throws
+  // cost more than extracting the write-up, and an audit asks for every write-up of a batch).
+  if (statSync(sidecarFile, { throwIfNoEntry: false }) === undefined) return { extraction };
   let sidecarText: string;
   try {
-    sidecarText = await readSmallFile(sidecarFile, 'write-up expectations file');
+    sidecarText = readInputFileSync(sidecarFile, 'write-up expectations file', MAX_YAML_BYTES);
   } catch (err) {
     if (err instanceof InputError && /no such file/.test(err.got ?? '')) return { extraction };
     throw err;

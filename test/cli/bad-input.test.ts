@@ -75,6 +75,29 @@ describe('bad input to audit: one line, file:line:col where it applies, exit 2',
   });
 });
 
+describe("a write-up's expectations sidecar (NAME.expect)", () => {
+  const WRITEUP = '# Probe on f\n\nWe ran `bpftrace -e \'kretprobe:vfs_read { @ = count(); }\'` on 6.1.0.\n';
+  it('absent: the write-up is audited on its own', async () => {
+    const d = await fs.mkdtemp(path.join(dir, 'sc-'));
+    await fs.writeFile(path.join(d, 'w.md'), WRITEUP);
+    const r = cli(['audit', '--format', 'json', path.join(d, 'w.md')]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout.trim().split('\n')[0]!).id).toBe('writeup-w');
+  });
+  it('a directory in its place: one line naming it, exit 2', async () => {
+    const d = await fs.mkdtemp(path.join(dir, 'sc-'));
+    await fs.writeFile(path.join(d, 'w.md'), WRITEUP);
+    await fs.mkdir(path.join(d, 'w.md.expect'));
+    expectOneLineError(cli(['audit', path.join(d, 'w.md')]), /w\.md\.expect: expected a write-up expectations file \(a regular file\); got a directory/);
+  });
+  it('malformed YAML: one line with its position, exit 2', async () => {
+    const d = await fs.mkdtemp(path.join(dir, 'sc-'));
+    await fs.writeFile(path.join(d, 'w.md'), WRITEUP);
+    await fs.writeFile(path.join(d, 'w.md.expect'), 'verdict: [capacity-missed,\n');
+    expectOneLineError(cli(['audit', path.join(d, 'w.md')]), /w\.md\.expect:\d+:\d+: expected valid YAML; got /);
+  });
+});
+
 describe('rules lint', () => {
   it('reports schema errors and never-firing conditions with file:line:col, exit 2', async () => {
     const rules = path.join(dir, 'rules');
