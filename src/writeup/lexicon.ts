@@ -89,10 +89,27 @@ export interface LexiconTexts {
 
 const re = (s: string, flags = 'gid') => new RegExp(s, flags);
 
+/** The two lexicon files as validated data, before any pattern is compiled: what the rules snapshot keeps. */
+export interface LexiconData {
+  f: z.infer<typeof factsFile>;
+  c: z.infer<typeof claimsFile>;
+}
+
 /** Parse the two lexicon files. Pure: the texts come in. */
 export function parseLexicon(t: LexiconTexts): Lexicon {
-  const f = validateYaml(factsFile, parseYaml(t.facts.text, t.facts.file, 'fact lexicon'));
-  const c = validateYaml(claimsFile, parseYaml(t.claims.text, t.claims.file, 'claim lexicon'));
+  return buildLexicon(lexiconData(t));
+}
+
+/** Parse and validate the two lexicon files (positioned errors), without compiling them. Pure. */
+export function lexiconData(t: LexiconTexts): LexiconData {
+  return {
+    f: validateYaml(factsFile, parseYaml(t.facts.text, t.facts.file, 'fact lexicon')),
+    c: validateYaml(claimsFile, parseYaml(t.claims.text, t.claims.file, 'claim lexicon')),
+  };
+}
+
+/** The lexicon of validated data: its patterns compiled. Pure. */
+export function buildLexicon({ f, c }: LexiconData): Lexicon {
   const lead = f.interfaces.lead;
   return {
     facts: f.facts.map((p) => ({
@@ -135,15 +152,26 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
   };
 }
 
-/** Read rules/lexicon/ (of `rulesDir`, default the shipped rules). */
+/**
+ * Read rules/lexicon/ (of `rulesDir`, default the shipped rules): from the rules snapshot the
+ * build writes when it was made from the same files by the same parser (src/audit/rules-snapshot.ts),
+ * else parsed. Parsing the 36 KB of patterns through the positioned YAML parser and zod took
+ * ~130 ms, a cost every write-up audit paid at start-up.
+ */
 export async function loadLexicon(rulesDir: string = defaultRulesDir()): Promise<Lexicon> {
+  const snap = await (await import('../audit/rules-snapshot.js')).lexiconSnapshot(rulesDir);
+  return snap ? buildLexicon(snap as LexiconData) : buildLexicon(await readLexiconData(rulesDir));
+}
+
+/** rules/lexicon/ of `rulesDir`, parsed and validated (every problem an InputError). */
+export async function readLexiconData(rulesDir: string): Promise<LexiconData> {
   const dir = path.join(rulesDir, 'lexicon');
   const read = async (name: string) => {
     const file = path.join(dir, name);
     return { text: await readSmallFile(file, 'lexicon file'), file };
   };
   try {
-    return parseLexicon({ facts: await read('facts.yaml'), claims: await read('claims.yaml') });
+    return lexiconData({ facts: await read('facts.yaml'), claims: await read('claims.yaml') });
   } catch (err) {
     if (err instanceof InputError) throw err;
     throw new InputError({ file: dir }, 'rules/lexicon/ with facts.yaml and claims.yaml', String(err), { cause: err });
