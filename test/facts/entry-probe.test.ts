@@ -57,3 +57,17 @@ describe('an entry probe in the facts', () => {
     expect(domainOf('probe.maxactive.requested', ret).length).toBeGreaterThan(0);
   });
 });
+
+describe("interpret/entry-probe-calls-unrecorded says only the counts the case has", () => {
+  it.each([
+    ['i21e-entry-probe-lost-eligible-records', /Records lost: 52\./, /Operations with no record/],
+    ['i21e-entry-probe-independent-record', /Operations with no record: 3\./, /Records lost/],
+  ])('%s', async (name, has, hasNot) => {
+    const { loadRules, evaluateCase, loadCase } = await import('../../src/index.js');
+    const v = await evaluateCase(await loadCase(`${import.meta.dirname}/../../cases/exact/${name}.yaml`), await loadRules(`${import.meta.dirname}/../../rules`));
+    const f = v.findings.find((x) => x.rule === 'interpret/entry-probe-calls-unrecorded');
+    expect(f?.explanation).toMatch(has);
+    expect(f?.explanation).not.toMatch(hasNot);
+    expect(f?.explanation).not.toMatch(/\bunknown\b/);
+  });
+});
