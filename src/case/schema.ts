@@ -149,6 +149,7 @@ export const caseSchema = z
         observed_demand_high_water_at_ns: count('trace time (ns) of the record that first reached the demand high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
         loss_follows_overlap: flag('an A/B comparison on the same probe: returns went missing in this run, and none did in a run that differed only in holding fewer calls inside the function at once or in a larger pool (the article\'s constrained and adequate fixture runs): this run\'s demand was above its pool'),
+        loss_until_reregistration: flag('the probe, registered and armed, went silent for good: from some point on no call reaching the target ran even its entry handler, and only a new registration (a module reload) brought it back: its pool had run dry and stayed dry (instances leaked, as by an entry handler that rejects calls before 3.2.6, or held by calls that never return), so each later call was a pool miss'),
       })
       .strict()
       .optional(),

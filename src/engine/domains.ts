@@ -81,6 +81,9 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   // only where the pool could be short (constraints/overlap-experiment-*), and there pool misses
   // are already possible or undecided without it, so no definite verdict depends on it.
   if (field === 'concurrency.loss_follows_overlap') return [];
+  // The same for a probe said to have gone silent until it was registered again
+  // (capacity.pool_drained is false without it, constraints/pool-drained-*).
+  if (field === 'concurrency.loss_until_reregistration') return [];
   // Likewise a probe program nobody said keeps only the workload's calls: with it unknown its
   // records may be any call's, the wider world; "true" only takes worlds away
   // (constraints/lost-records-were-eligible) or says what a short count already can.

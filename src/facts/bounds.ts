@@ -102,7 +102,7 @@ export const BOUNDS: readonly Derivation[] = [
   {
     name: 'bounds.every_eligible_recorded', type: 'boolean', basis: 'Build an independent operation ledger (a capacity miss only hides a call that has no record)',
     description: "every eligible operation has its entry and its return record (an entry probe: its one record): the counts reach eligible (bounds.records_cover_eligible), and no record lost was an eligible call's",
-    inputs: ['bounds.records_cover_eligible', 'capacity.overlap_experiment', 'bounds.eligible_record_lost'],
+    inputs: ['bounds.records_cover_eligible', 'capacity.overlap_experiment', 'capacity.pool_drained', 'bounds.eligible_record_lost'],
     derive: (i) => {
       // A probe that writes records of eligible calls only, and lost some: each lost record was an
       // eligible call's, which lacks it (whatever the counts say; constraints/lost-records-were-eligible
@@ -114,7 +114,7 @@ export const BOUNDS: readonly Derivation[] = [
   {
     name: 'bounds.every_eligible_entered', type: 'boolean', basis: 'Read missed and filtered cases separately (a call that finds no instance, or re-enters a running kprobe, never reaches the entry handler)',
     description: "every eligible operation got an instance and its entry record: without nesting, entries less every foreign record reach eligible, so no miss counted (pool or kprobe) was one of them (unknown while a count it needs is unknown and the others do not already rule it out)",
-    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment', 'fixture.gated', 'fixture.overlap_verified', 'bounds.eligible_beyond_pool', 'ledger.entry_events', 'capacity.pool_excess', 'accounting.filtered'],
+    inputs: ['ledger.eligible', 'ledger.entries', 'ledger.foreign_records', 'concurrency.recursion_depth', 'capacity.overlap_experiment', 'capacity.pool_drained', 'fixture.gated', 'fixture.overlap_verified', 'bounds.eligible_beyond_pool', 'ledger.entry_events', 'capacity.pool_excess', 'accounting.filtered'],
     derive: (i) => {
       const counted = withExperiment(i, byCounts(i, 'entries'));
       return counted === undefined && somePoolMissEligible(i) ? false : counted;
@@ -145,10 +145,12 @@ function somePoolMissEligible(i: Inputs): boolean {
  * An overlap experiment says this run lost returns to its pool (Propose a controlled overlap
  * fixture): a call that found the pool empty has neither record, so some eligible call lacks
  * them, unless the counts say every one has them, which constraints/overlap-experiment-lost-returns
- * names as a contradiction.
+ * names as a contradiction. The same for a probe that went silent for good until it was
+ * registered again (capacity.pool_drained): its later calls have no record
+ * (constraints/pool-drained-lost-calls names counts that say otherwise).
  */
 function withExperiment(i: Inputs, counted: boolean | undefined): boolean | undefined {
-  return counted === undefined && bool(i, 'capacity.overlap_experiment') === true ? false : counted;
+  return counted === undefined && (bool(i, 'capacity.overlap_experiment') === true || bool(i, 'capacity.pool_drained') === true) ? false : counted;
 }
 
 /**

@@ -60,6 +60,12 @@ export const CAPACITY: readonly Derivation[] = [
     derive: (i) => bool(i, 'concurrency.loss_follows_overlap') === true,
   },
   {
+    name: 'capacity.pool_drained', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-facts.md §2; kernel-history.md §0 (an entry handler that rejects leaks the instance before 3.2.6)',
+    description: "the probe went silent for good until a new registration (concurrency.loss_until_reregistration): registered and armed, it ran not even its entry handler for any later call, which only an empty pool does for every call (the pre-handler counts a pool miss and skips the entry handler), so its pool ran dry and stayed dry (leaked or held instances); false when no such loss is reported, which bounds nothing",
+    inputs: ['concurrency.loss_until_reregistration'],
+    derive: (i) => bool(i, 'concurrency.loss_until_reregistration') === true,
+  },
+  {
     name: 'capacity.request_rejected', type: 'boolean', basis: 'kernel-notes.md (r0:, r9999: rejected)',
     description: 'the interface refuses the requested maxactive (tracefs: r0 or more than 4096; an fprobe event: any fN: from 6.14)',
     inputs: ['probe.registration.result', 'probe.interface', 'probe.maxactive.requested', 'kernel.fprobe_without_pool'],
@@ -146,12 +152,16 @@ export const CAPACITY: readonly Derivation[] = [
   },
   {
     name: 'capacity.pool_short', type: 'boolean', basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
-    description: 'the pool is too small for the demand: more calls were inside the function at once than it holds, or an A/B run shows the loss follows the overlap (true); a measured demand stayed within it, or there is no pool (false); a demand that is only a floor (returns without an entry) cannot show the pool was enough',
-    inputs: ['capacity.has_pool', 'capacity.pool_excess', 'capacity.effective_maxactive', 'concurrency.observed_demand_high_water', 'ledger.returns_without_entry', 'capacity.overlap_experiment'],
+    description: 'the pool is too small for the demand: more calls were inside the function at once than it holds, or an A/B run shows the loss follows the overlap, or the probe went silent for good until registered again (capacity.pool_drained) (true); a measured demand stayed within it, or there is no pool (false); a demand that is only a floor (returns without an entry) cannot show the pool was enough',
+    inputs: ['capacity.has_pool', 'capacity.pool_excess', 'capacity.effective_maxactive', 'concurrency.observed_demand_high_water', 'ledger.returns_without_entry', 'capacity.overlap_experiment', 'capacity.pool_drained'],
     derive: (i) => {
       if (bool(i, 'capacity.has_pool') === false) return false;
       const excess = num(i, 'capacity.pool_excess');
       if (excess !== undefined && excess > 0) return true;
+      // A probe that went silent for good until it was registered again: every later call found the
+      // pool empty (kernel-facts.md §2), whatever the demand measured: leaked instances (an entry
+      // handler's rejection before 3.2.6, kernel-history.md §0) hold no call inside the function.
+      if (bool(i, 'capacity.pool_drained') === true) return true;
       // Only a measurement of every caller (an entry event) shows the pool was enough; a floor does not.
       const pool = num(i, 'capacity.effective_maxactive');
       const measured = num(i, 'concurrency.observed_demand_high_water');
