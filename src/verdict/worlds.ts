@@ -565,11 +565,6 @@ class Worlds {
     this.budget = Math.min(this.budget, total);
   }
 
-  /** Judge up to this many judgements in all (the whole search's budget again, after a share). */
-  allow(total: number): void {
-    this.budget = total;
-  }
-
   /** The fields the root's judgement reads that a completion can fill. */
   candidates(): string[] {
     const top = this.top();
@@ -642,45 +637,29 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   const deep = w.evals + RANKING_DEEP;
   w.limit(w.evals + RANKING_BUDGET);
   const judged = new Set<string>();
-  /** Judge `field` with `spend` judgements per value and verdict: false when a search ran out before it split anything. */
-  const judge = (field: string, at: number, spend: () => number): boolean => {
-    // Every verdict has a witness whatever the field's value: it cannot split the answer.
-    if (possible.every((v) => w.covered(v, field, undefined))) { judged.add(field); return true; }
-    let narrows = 0;
-    let open = false;
-    const answers = new Set<string>();
-    for (const value of domains.get(field)) {
-      const r = w.reachWith(possible, field, value, spend());
-      if (!r) continue; // no consistent world has this value
-      if (r.open) open = true;
-      // A value no world was seen with may have none: what the fold rules out for it splits
-      // nothing until one is.
-      if (!r.seen) continue;
-      answers.add(r.got.join(','));
-      if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);
-    }
-    // A field none of whose values was seen to split the answer, but some only because a short
-    // search ran out, is not judged yet.
-    if (narrows === 0 && open) return false;
-    judged.add(field);
-    if (narrows > 0) scored.push({ field, narrows, splits: answers.size, at });
-    return true;
-  };
-  const unjudged: Array<[number, string]> = [];
   try {
     for (const [at, field] of candidates.entries()) {
-      if (!judge(field, at, () => (w.evals < deep ? (domains.get(field).length <= 3 ? PER_SMALL : PER_VALUE) : 0))) unjudged.push([at, field]);
+      // Every verdict has a witness whatever the field's value: it cannot split the answer.
+      if (possible.every((v) => w.covered(v, field, undefined))) { judged.add(field); continue; }
+      let narrows = 0;
+      let open = false;
+      const answers = new Set<string>();
+      for (const value of domains.get(field)) {
+        const r = w.reachWith(possible, field, value, w.evals < deep ? (domains.get(field).length <= 3 ? PER_SMALL : PER_VALUE) : 0);
+        if (!r) continue; // no consistent world has this value
+        if (r.open) open = true;
+        // A value no world was seen with may have none: what the fold rules out for it splits
+        // nothing until one is.
+        if (!r.seen) continue;
+        answers.add(r.got.join(','));
+        if (r.got.length < possible.length) narrows = Math.max(narrows, possible.length - r.got.length);
+      }
+      // A field none of whose values was seen to split the answer, but some only because a short
+      // search ran out, is not judged: it stays where the fold lists it.
+      if (narrows === 0 && open) continue;
+      judged.add(field);
+      if (narrows > 0) scored.push({ field, narrows, splits: answers.size, at });
     }
-  } catch (e) {
-    if (!(e === EXHAUSTED)) throw e;
-  }
-  // A field the short searches left open would be listed on the fold's word (or left out when the
-  // fold did not list it): judged again with what is left of the whole budget, it is listed only if
-  // it splits the answer (the oracle in test/oracle found fields listed that split nothing, and a
-  // field that splits left out).
-  w.allow(BUDGET);
-  try {
-    for (const [at, field] of unjudged) judge(field, at, () => Math.max(0, BUDGET - w.evals));
   } catch (e) {
     if (!(e === EXHAUSTED)) throw e;
   }
