@@ -90,11 +90,14 @@ export const BOUNDS: readonly Derivation[] = [
   {
     name: 'bounds.eligible_record_lost', type: 'boolean', basis: 'Build an independent operation ledger',
     description: "a record the probe lost was an eligible call's: its records are the workload's only (ledger.records_only_eligible) and some were lost; false when the case does not say its records are the workload's only, which bounds nothing (their losses may be anyone's, as without the field)",
-    inputs: ['ledger.records_only_eligible', 'ledger.records_lost'],
+    inputs: ['ledger.records_only_eligible', 'ledger.records_lost', 'ledger.records_lost_known'],
     derive: (i) => {
       // Never unknown while the field is unstated, so no completion and no missing list turns on
       // the losses through it (a probe whose records may be anyone's is the wider world already).
       if (bool(i, 'ledger.records_only_eligible') !== true) return false;
+      // Some loss known is enough; none needs every channel known.
+      const floor = num(i, 'ledger.records_lost_known');
+      if (floor !== undefined && floor > 0) return true;
       const lost = num(i, 'ledger.records_lost');
       return lost === undefined ? undefined : lost > 0;
     },

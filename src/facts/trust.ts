@@ -102,7 +102,19 @@ export const TRUST: readonly Derivation[] = [
   },
   {
     name: 'ledger.records_lost', type: 'number', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
-    description: "a floor on the probe's own records lost: the known losses of the channels this probe writes through (trace events; printk where a module's handler may print its records; a tracer's buffers; a BPF program's recursion skips), summed; unknown when none of them is known",
+    description: "the probe's own records lost: the losses of the channels this probe writes through (trace events; printk where a module's handler may print its records; a tracer's buffers; a BPF program's recursion skips), summed; unknown while any of them is unknown (ledger.records_lost_known is the floor the known ones give)",
+    inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk'],
+    // Issue 20 (the oracle found it): as a floor it read an unknown channel as 0, so "lost no more
+    // records than calls are open" was concluded while a completion losing one more said otherwise.
+    derive: (i) => {
+      const channels = recordChannels(i).filter(([, applies]) => applies);
+      if (channels.some(([x]) => x === undefined)) return undefined;
+      return channels.reduce((a, [x]) => a + (x as number), 0);
+    },
+  },
+  {
+    name: 'ledger.records_lost_known', type: 'number', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
+    description: "a floor on the probe's own records lost: the known losses of those channels, summed (the total when every one is known); unknown when none of them is known. A comparison it passes holds whatever the unknown channels lost; one it fails waits for ledger.records_lost",
     inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk'],
     derive: (i) => {
       const known = recordChannels(i).filter(([x, applies]) => applies && x !== undefined).map(([x]) => x as number);

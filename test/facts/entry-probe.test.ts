@@ -60,7 +60,7 @@ describe('an entry probe in the facts', () => {
 
 describe("interpret/entry-probe-calls-unrecorded says only the counts the case has", () => {
   it.each([
-    ['i21e-entry-probe-lost-eligible-records', /Records lost: 52\./, /Operations with no record/],
+    ['i21e-entry-probe-lost-eligible-records', /Records lost: at least 52\./, /Operations with no record/],
     ['i21e-entry-probe-independent-record', /Operations with no record: 3\./, /Records lost/],
   ])('%s', async (name, has, hasNot) => {
     const { loadRules, evaluateCase, loadCase } = await import('../../src/index.js');
