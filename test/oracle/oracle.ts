@@ -91,6 +91,14 @@ function truths(c: Condition, v: Values): Set<boolean> {
   return out;
 }
 
+/** A constraint is broken whatever the facts still undefined here turn out to be (a partial world no completion can save). */
+export function surelyBroken(set: RuleSet, v: Values): boolean {
+  return set.constraints.some((k) => {
+    const t = truths(k.spec.broken_when, v);
+    return t.has(true) && !t.has(false);
+  });
+}
+
 /** The verdicts one complete world can get: the precedence of rules/verdicts.yaml, two-valued. */
 export function worldVerdicts(set: RuleSet, v: Values): Set<VerdictId> | undefined {
   for (const k of set.constraints) if (truths(k.spec.broken_when, v).has(true) && !truths(k.spec.broken_when, v).has(false)) return undefined;
