@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, StepNeeds, type Derivation, type FactValue } from './derive.js';
+import { downstreamNames, FactSlots, Needs, needsInSlots, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -163,14 +163,23 @@ export function factsOfValues(values: Map<string, FactValue>, untrusted?: Readon
 }
 
 /** Facts of a partial completion in the verdict's search: values in slots, copied at each step. */
-export interface SearchFacts {
-  values: FactSlots;
-  needs: Needs | StepNeeds;
+export class SearchFacts {
+  constructor(readonly values: FactSlots) {}
+
+  /** For each unknown fact, the case fields that would decide it (as Facts.needs), worked out when asked. */
+  get needs(): SlotNeeds {
+    return new SlotNeeds(PLAN, this.values);
+  }
+
+  /** needsOfAll over these facts: the case fields behind `names`, first-seen order, each once. */
+  needsOf(names: readonly string[]): string[] {
+    return needsInSlots(PLAN, this.values.slots, names);
+  }
 }
 
 /** The search's form of facts worked out by factsOfValues (the values are copied). */
 export function searchFacts(facts: Facts): SearchFacts {
-  return { values: FactSlots.of(PLAN, facts.values), needs: facts.needs as Needs };
+  return new SearchFacts(FactSlots.of(PLAN, facts.values));
 }
 
 /**
@@ -183,7 +192,7 @@ export function factsWith(from: SearchFacts, field: string, value: FactValue, un
   const values = from.values.copy();
   values.set(field, value);
   const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: { values, needs: new StepNeeds(PLAN, values, from.needs, field) }, changed };
+  return { facts: new SearchFacts(values), changed };
 }
 
 const RESTING_ON = new Map<string, ReadonlySet<string>>();

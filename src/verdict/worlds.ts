@@ -2,7 +2,6 @@ import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
 import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
 
-import { needsOfAll } from '../facts/derive.js';
 import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
@@ -88,7 +87,7 @@ function needsOf(c: Checked): string[] {
   if (c.truth !== 'unknown') return [];
   if (c.needs === undefined) {
     c.unknown = unknownFactsOf(c.when!, c.facts!.values);
-    c.needs = needsOfAll(c.facts!.needs, c.unknown);
+    c.needs = c.facts!.needsOf(c.unknown);
   }
   return c.needs;
 }
