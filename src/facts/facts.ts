@@ -204,4 +204,7 @@ export function restingOn(field: string): ReadonlySet<string> {
 }
 
 /** The case fields (base facts) by name, for the search over completions. */
+/** A fact's place in the search's slot arrays (SearchFacts.values), or undefined for a name that is no fact. */
+export const slotOf = (name: string): number | undefined => PLAN.slot.get(name);
+
 export const BASE_BY_NAME: ReadonlyMap<string, BaseFact> = new Map(BASE_FACTS.map((f) => [f.name, f]));

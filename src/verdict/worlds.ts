@@ -1,11 +1,10 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
+import { factsOf, slotCondition, truthAt, unknownFactsAt, type SlotCondition } from '../engine/evaluate.js';
 
-import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, restingOn, searchFacts, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
-import type { Condition } from '../rules/schema.js';
 import { possibleOf, type Choice } from './choose.js';
 
 /**
@@ -74,7 +73,7 @@ const RANKING_BUDGET = 200;
  */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
-  when?: Condition;
+  when?: SlotCondition;
   facts?: SearchFacts;
   /** needsOf's answer, once asked. */
   needs?: string[];
@@ -86,7 +85,7 @@ interface Checked {
 function needsOf(c: Checked): string[] {
   if (c.truth !== 'unknown') return [];
   if (c.needs === undefined) {
-    c.unknown = unknownFactsOf(c.when!, c.facts!.values);
+    c.unknown = unknownFactsAt(c.when!, c.facts!.values.slots);
     c.needs = c.facts!.needsOf(c.unknown);
   }
   return c.needs;
@@ -94,8 +93,13 @@ function needsOf(c: Checked): string[] {
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
-  checks: Array<{ verdict: VerdictId; weight: number; when: Condition; requires: readonly string[] | undefined; reads: ReadonlySet<string> }>;
-  constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
+  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `requires` by place in the slots. */
+  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<string> }>;
+  constraints: Array<{ when: SlotCondition; reads: ReadonlySet<string> }>;
+  /** Every verdict of the policy, each once: a verdict's bit is 1 << its place here. */
+  verdicts: readonly VerdictId[];
+  /** A verdict's bit (0 for one not in `verdicts`). */
+  bit: (v: VerdictId) => number;
   /** Per fact: the constraints and the checks that read it (their places above). */
   readers: Map<string, { constraints: number[]; checks: number[] }>;
   /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
@@ -108,9 +112,15 @@ function compiledOf(set: RuleSet): Compiled {
   let c = COMPILED.get(set);
   if (!c) {
     const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
+    const verdicts = [...new Set<VerdictId>([...set.verdicts.order.map((e) => e.id), set.verdicts.fallback.id, ...set.verdicts.holds_back, ...checks.map((r) => r.spec.verdict as VerdictId)])];
+    if (verdicts.length > 31) throw new Error(`the search keeps verdicts as bits of one number: ${verdicts.length} is too many`);
+    // A fact with no place is never known (FactSlots.get): -1 reads as unknown, as it does in the condition.
+    const at = (name: string) => slotOf(name) ?? -1;
     c = {
-      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
-      constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, slotOf), requires: r.spec.requires?.map(at), reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, slotOf), reads: factsOf(k.spec.broken_when) })),
+      verdicts,
+      bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
       readers: new Map(),
       touchedConstraints: new Uint32Array(set.constraints.length),
       touchedChecks: new Uint32Array(checks.length),
@@ -132,8 +142,8 @@ function compiledOf(set: RuleSet): Compiled {
 const TRUE: Checked = { truth: 'true' };
 const FALSE: Checked = { truth: 'false' };
 
-function check(when: Condition, facts: SearchFacts): Checked {
-  const t = truth3(when, facts.values);
+function check(when: SlotCondition, facts: SearchFacts): Checked {
+  const t = truthAt(when, facts.values.slots);
   if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
   return { truth: 'unknown', when, facts };
 }
@@ -195,29 +205,36 @@ interface Judged {
  * them are known has changed).
  */
 /** Whether every one of `names` is known (a loop: a closure per check and judgement added up). */
-function allKnown(names: readonly string[], facts: SearchFacts): boolean {
-  for (const f of names) if (!facts.values.has(f)) return false;
+function allKnown(places: readonly number[], facts: SearchFacts): boolean {
+  const slots = facts.values.slots;
+  for (let i = 0; i < places.length; i++) {
+    const at = places[i]!;
+    if (at < 0 || slots[at] === undefined) return false;
+  }
   return true;
 }
 
 function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
   const compiled = compiledOf(set);
   const touched = changed && from ? touchedBy(compiled, changed) : 0;
-  const constraints: Checked[] = [];
+  // Arrays of their final length: grown by push, they were copied as they grew, and the search
+  // keeps every node's.
+  const constraints: Checked[] = new Array<Checked>(compiled.constraints.length);
   const open: Checked[] = [];
   // Indexed loops: entries() made a pair for every constraint and check of every judgement, a
   // third of what a write-up's search allocated.
   for (let i = 0; i < compiled.constraints.length; i++) {
     const k = compiled.constraints[i]!;
     const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
-    constraints.push(c);
-    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, possible: [], open: [] }, undecided: [], checks: [], constraints };
+    // A partial completion a constraint rules out is never extended: nothing of it is read again.
+    if (c.truth === 'true') return DEAD;
+    constraints[i] = c;
     if (c.truth === 'unknown') open.push(c);
   }
-  const checks: Checked[] = [];
-  // The verdicts of the checks that fired and of those left undecided, each once.
-  const fired: VerdictId[] = [];
-  const opened: VerdictId[] = [];
+  const checks: Checked[] = new Array<Checked>(compiled.checks.length);
+  // The verdicts of the checks that fired and of those left undecided, as bits (Compiled.verdicts).
+  let fired = 0;
+  let opened = 0;
   const undecided: Undecided[] = [];
   for (let i = 0; i < compiled.checks.length; i++) {
     const r = compiled.checks[i]!;
@@ -225,20 +242,23 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
     if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
     else if (r.requires && !allKnown(r.requires, facts)) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
-    checks.push(c);
-    if (c.truth === 'true') {
-      if (!fired.includes(r.verdict)) fired.push(r.verdict);
-    } else if (c.truth === 'unknown') {
+    checks[i] = c;
+    if (c.truth === 'true') fired |= r.bit;
+    else if (c.truth === 'unknown') {
       undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
-      if (!opened.includes(r.verdict)) opened.push(r.verdict);
+      opened |= r.bit;
     }
   }
-  const blocked = fired.includes(set.verdicts.fallback.id);
+  const bit = compiled.bit;
+  const blocked = (fired & bit(set.verdicts.fallback.id)) !== 0;
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
-  const floor = set.verdicts.order.find((e) => fired.includes(e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  const { possible } = possibleOf(set.verdicts, (v) => fired.includes(v), (v) => opened.includes(v));
+  const floor = set.verdicts.order.find((e) => (fired & bit(e.id)) !== 0 && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  const { possible } = possibleOf(set.verdicts, (v) => (fired & bit(v)) !== 0, (v) => (opened & bit(v)) !== 0);
   return { sketch: { dead: false, blocked, floor, possible, open }, undecided, checks, constraints };
 }
+
+/** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
+const DEAD: Judged = { sketch: { dead: true, blocked: false, possible: [], open: [], constraintNeeds: [] }, undecided: [], checks: [], constraints: [] };
 
 /**
  * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
