@@ -17,31 +17,17 @@ import { possibleOf, type Choice } from './choose.js';
  * changes that set, ranked by how much.
  */
 
-/** What one partial completion gives: the chooser's answer, or nothing when a constraint rules it out. */
-interface Sketch {
-  dead: boolean;
-  /** A check concluding insufficient-evidence fired: the verdicts it holds back cannot be reached. */
-  blocked: boolean;
-  /** The first verdict in the order whose check fired (and is not held back), if any. */
-  floor?: VerdictId;
-  /** The chooser's `possible` (src/verdict/choose.ts possibleOf). */
-  possible: VerdictId[];
-  /** The constraints still undecided, in declaration order (their fields: constraintNeedsOf). */
-  open: Checked[];
-  /** constraintNeedsOf's answer, once asked. */
-  constraintNeeds?: string[];
-}
-
 /**
  * The case fields behind the constraints a partial completion leaves undecided, in declaration
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(s: Sketch): string[] {
-  if (s.constraintNeeds) return s.constraintNeeds;
+function constraintNeedsOf(j: Judged): string[] {
+  if (j.constraintNeeds) return j.constraintNeeds;
   const out: string[] = [];
-  for (const c of s.open) for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
-  return (s.constraintNeeds = out);
+  for (const c of j.constraints) if (c.truth === 'unknown') for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
+  // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
+  return (j.constraintNeeds = out.slice());
 }
 
 /** The exact answer, or the fast path's where the search ran out of budget. */
@@ -73,20 +59,21 @@ const RANKING_BUDGET = 200;
  */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
-  when?: SlotCondition;
-  facts?: SearchFacts;
+  when: SlotCondition | undefined;
+  facts: SearchFacts | undefined;
   /** needsOf's answer, once asked. */
-  needs?: string[];
+  needs: string[] | undefined;
   /** The unknown facts it read, once needsOf has asked. */
-  unknown?: string[];
+  unknown: string[] | undefined;
 }
 
 /** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
 function needsOf(c: Checked): string[] {
   if (c.truth !== 'unknown') return [];
   if (c.needs === undefined) {
-    c.unknown = unknownFactsAt(c.when!, c.facts!.values.slots);
-    c.needs = c.facts!.needsOf(c.unknown);
+    // Copies of their own length (lists grown by push have room for 17): the search keeps them.
+    c.unknown = unknownFactsAt(c.when!, c.facts!.values.slots).slice();
+    c.needs = c.facts!.needsOf(c.unknown).slice();
   }
   return c.needs;
 }
@@ -100,6 +87,10 @@ interface Compiled {
   verdicts: readonly VerdictId[];
   /** A verdict's bit (0 for one not in `verdicts`). */
   bit: (v: VerdictId) => number;
+  /** 2 ** verdicts.length: couldOf's key is fired * span + opened. */
+  span: number;
+  /** couldOf's answers, by that key. */
+  could: Map<number, readonly VerdictId[]>;
   /** Per fact: the constraints and the checks that read it (their places above). */
   readers: Map<string, { constraints: number[]; checks: number[] }>;
   /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
@@ -113,7 +104,7 @@ function compiledOf(set: RuleSet): Compiled {
   if (!c) {
     const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
     const verdicts = [...new Set<VerdictId>([...set.verdicts.order.map((e) => e.id), set.verdicts.fallback.id, ...set.verdicts.holds_back, ...checks.map((r) => r.spec.verdict as VerdictId)])];
-    if (verdicts.length > 31) throw new Error(`the search keeps verdicts as bits of one number: ${verdicts.length} is too many`);
+    if (verdicts.length > 26) throw new Error(`the search keeps verdicts as bits of one number (and two such in one key): ${verdicts.length} is too many`);
     // A fact with no place is never known (FactSlots.get): -1 reads as unknown, as it does in the condition.
     const at = (name: string) => slotOf(name) ?? -1;
     c = {
@@ -121,6 +112,8 @@ function compiledOf(set: RuleSet): Compiled {
       constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, slotOf), reads: factsOf(k.spec.broken_when) })),
       verdicts,
       bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
+      span: 2 ** verdicts.length,
+      could: new Map(),
       readers: new Map(),
       touchedConstraints: new Uint32Array(set.constraints.length),
       touchedChecks: new Uint32Array(checks.length),
@@ -139,13 +132,13 @@ function compiledOf(set: RuleSet): Compiled {
 }
 
 /** A decided check's answer: shared, it waits for nothing. */
-const TRUE: Checked = { truth: 'true' };
-const FALSE: Checked = { truth: 'false' };
+const TRUE: Checked = { truth: 'true', when: undefined, facts: undefined, needs: undefined, unknown: undefined };
+const FALSE: Checked = { truth: 'false', when: undefined, facts: undefined, needs: undefined, unknown: undefined };
 
 function check(when: SlotCondition, facts: SearchFacts): Checked {
   const t = truthAt(when, facts.values.slots);
   if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
-  return { truth: 'unknown', when, facts };
+  return { truth: 'unknown', when, facts, needs: undefined, unknown: undefined };
 }
 
 /**
@@ -157,14 +150,7 @@ function check(when: SlotCondition, facts: SearchFacts): Checked {
 function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Checked {
   if (c.truth !== 'unknown') return c;
   if (c.needs !== undefined && !c.unknown!.some((f) => moved.has(f))) return c;
-  return { truth: 'unknown', when: c.when, facts };
-}
-
-/** An undecided verdict check of a partial completion: its verdict, weight and answer. */
-interface Undecided {
-  verdict: VerdictId;
-  weight: number;
-  check: Checked;
+  return { truth: 'unknown', when: c.when, facts, needs: undefined, unknown: undefined };
 }
 
 /**
@@ -191,10 +177,15 @@ function touchedBy(compiled: Compiled, changed: readonly string[]): number {
 
 /** What judging one partial completion gives, with each check's answer kept for its children. */
 interface Judged {
-  sketch: Sketch;
-  undecided: Undecided[];
+  /** A constraint rules it out. */
+  dead: boolean;
+  /** The verdicts its worlds may get (couldOf); none when dead. */
+  could: readonly VerdictId[];
+  /** Each check's answer (the undecided ones are the `unknown`), and each constraint's, by place in Compiled. */
   checks: Checked[];
   constraints: Checked[];
+  /** constraintNeedsOf's answer, once asked. */
+  constraintNeeds: string[] | undefined;
 }
 
 /**
@@ -220,7 +211,6 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   // Arrays of their final length: grown by push, they were copied as they grew, and the search
   // keeps every node's.
   const constraints: Checked[] = new Array<Checked>(compiled.constraints.length);
-  const open: Checked[] = [];
   // Indexed loops: entries() made a pair for every constraint and check of every judgement, a
   // third of what a write-up's search allocated.
   for (let i = 0; i < compiled.constraints.length; i++) {
@@ -229,13 +219,11 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
     // A partial completion a constraint rules out is never extended: nothing of it is read again.
     if (c.truth === 'true') return DEAD;
     constraints[i] = c;
-    if (c.truth === 'unknown') open.push(c);
   }
   const checks: Checked[] = new Array<Checked>(compiled.checks.length);
   // The verdicts of the checks that fired and of those left undecided, as bits (Compiled.verdicts).
   let fired = 0;
   let opened = 0;
-  const undecided: Undecided[] = [];
   for (let i = 0; i < compiled.checks.length; i++) {
     const r = compiled.checks[i]!;
     let c: Checked;
@@ -244,31 +232,34 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
     else c = check(r.when, facts);
     checks[i] = c;
     if (c.truth === 'true') fired |= r.bit;
-    else if (c.truth === 'unknown') {
-      undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
-      opened |= r.bit;
-    }
+    else if (c.truth === 'unknown') opened |= r.bit;
   }
+  return { dead: false, could: couldOf(set, compiled, fired, opened), checks, constraints, constraintNeeds: undefined };
+}
+
+/** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
+const DEAD: Judged = { dead: true, could: [], checks: [], constraints: [], constraintNeeds: [] };
+
+/**
+ * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
+ * fired insufficient-evidence check holds back), or the fallback while no verdict below is
+ * established whatever the rest. A function of which verdicts' checks fired and which are left
+ * undecided (as bits), so worked out once per rule set and pair of them: the lists are shared,
+ * read-only.
+ */
+function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number): readonly VerdictId[] {
+  const key = fired * compiled.span + opened;
+  const known = compiled.could.get(key);
+  if (known) return known;
   const bit = compiled.bit;
   const blocked = (fired & bit(set.verdicts.fallback.id)) !== 0;
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
   const floor = set.verdicts.order.find((e) => (fired & bit(e.id)) !== 0 && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
   const { possible } = possibleOf(set.verdicts, (v) => (fired & bit(v)) !== 0, (v) => (opened & bit(v)) !== 0);
-  return { sketch: { dead: false, blocked, floor, possible, open }, undecided, checks, constraints };
-}
-
-/** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
-const DEAD: Judged = { sketch: { dead: true, blocked: false, possible: [], open: [], constraintNeeds: [] }, undecided: [], checks: [], constraints: [] };
-
-/**
- * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
- * fired insufficient-evidence check holds back), or the fallback while no verdict below is
- * established whatever the rest.
- */
-function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
-  const out = s.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
-  if (s.floor === undefined) out.push(set.verdicts.fallback.id);
-  return out;
+  const could = possible.filter((v) => !(blocked && set.verdicts.holds_back.includes(v)));
+  if (floor === undefined) could.push(set.verdicts.fallback.id);
+  compiled.could.set(key, could);
+  return could;
 }
 
 
@@ -289,15 +280,13 @@ interface Node {
   field: string | undefined;
   value: FactValue | undefined;
   /** The partial completions one step on from this one, by the id of the pair that step sets (Worlds.idOf). */
-  kids?: Map<number, Node>;
+  kids: Map<number, Node> | undefined;
   /** addedOf's answer, once asked (witnesses only: the search keeps every node, so not a copy each). */
-  added?: ReadonlyMap<string, FactValue>;
-  /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending. */
-  ids: readonly number[];
+  added: ReadonlyMap<string, FactValue> | undefined;
+  /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending, one character each. */
+  key: string;
   dead: boolean;
-  could: VerdictId[];
-  sketch: Sketch;
-  undecided: Undecided[];
+  could: readonly VerdictId[];
   facts: SearchFacts;
   judged: Judged;
 }
@@ -362,7 +351,11 @@ class Worlds {
     if (!byValue) this.pairs.set(field, (byValue = new Map()));
     // Domain values are primitives or one shared list per field, so identity is equality here.
     let id = byValue.get(value);
-    if (id === undefined) byValue.set(value, (id = this.nextId++));
+    if (id === undefined) {
+      // A memo key holds one UTF-16 unit per pair; the domains give a few thousand pairs at most.
+      if (this.nextId > 0xffff) throw new Error('the search set more field=value pairs than its memo keys can hold');
+      byValue.set(value, (id = this.nextId++));
+    }
     return id;
   }
   private nextId = 0;
@@ -374,7 +367,7 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
-    return this.keep('', undefined, undefined, undefined, [], facts, judgeFull(this.set, facts));
+    return this.keep('', undefined, undefined, undefined, facts, judgeFull(this.set, facts));
   }
 
   /**
@@ -388,11 +381,10 @@ class Worlds {
     // found without building the key.
     const again = parent.kids?.get(id);
     if (again) return again;
-    const ids = [...parent.ids];
+    const ids = parent.key;
     let at = ids.length;
-    while (at > 0 && ids[at - 1]! > id) at--;
-    ids.splice(at, 0, id);
-    const key = ids.join(',');
+    while (at > 0 && ids.charCodeAt(at - 1) > id) at--;
+    const key = ids.slice(0, at) + String.fromCharCode(id) + ids.slice(at);
     const hit = this.memo.get(key);
     if (hit) {
       (parent.kids ??= new Map()).set(id, hit);
@@ -401,14 +393,13 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    const n = this.keep(key, parent, field, value, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    const n = this.keep(key, parent, field, value, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
     (parent.kids ??= new Map()).set(id, n);
     return n;
   }
 
-  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
-    const s = judged.sketch;
-    const n: Node = { parent, field, value, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
+  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, facts: SearchFacts, judged: Judged): Node {
+    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts, judged };
     this.memo.set(key, n);
     return n;
   }
@@ -418,7 +409,7 @@ class Worlds {
    * first. With `firstOnly`, only the first of them (or none): a try that has learnt nothing yet
    * fills the first, and working out the rest was most of a write-up's search.
    */
-  private fields(n: Node, target: VerdictId | undefined, firstOnly = false): string[] {
+  private fields(n: Node, target: VerdictId | undefined, firstOnly = false, withChecks = true): string[] {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
     const values = n.facts.values;
@@ -439,21 +430,30 @@ class Worlds {
     };
     const policy = this.set.verdicts;
     const rank = (v: VerdictId) => rankIn(policy, v);
-    const live = n.undecided.filter((u) => n.could.includes(u.verdict) || u.verdict === policy.fallback.id);
-    if (target !== undefined) {
-      for (const u of live) if (u.verdict === target && addAll(needsOf(u.check))) return out;
-      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict) < rank(target) && addAll(needsOf(u.check))) return out;
-      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id && addAll(needsOf(u.check))) return out;
+    const fallback = policy.fallback.id;
+    // The undecided checks (in declaration order) of a verdict still in reach, or of the fallback.
+    const checks = n.judged.checks;
+    const compiled = compiledOf(this.set).checks;
+    const live = (i: number) => checks[i]!.truth === 'unknown' && (n.could.includes(compiled[i]!.verdict) || compiled[i]!.verdict === fallback);
+    if (withChecks) {
+      if (target !== undefined) {
+        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks[i]!))) return out;
+        for (let i = 0; i < checks.length; i++) {
+          const v = compiled[i]!.verdict;
+          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks[i]!))) return out;
+        }
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks[i]!))) return out;
+      }
+      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks[i]!))) return out;
     }
-    for (const u of live) if (addAll(needsOf(u.check))) return out;
-    addAll(constraintNeedsOf(n.sketch));
+    addAll(constraintNeedsOf(n.judged));
     return out;
   }
 
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
-    const r = new Set<string>(constraintNeedsOf(n.sketch));
-    for (const u of n.undecided) for (const f of needsOf(u.check)) r.add(f);
+    const r = new Set<string>(constraintNeedsOf(n.judged));
+    for (const c of n.judged.checks) if (c.truth === 'unknown') for (const f of needsOf(c)) r.add(f);
     return r;
   }
 
@@ -461,10 +461,10 @@ class Worlds {
   reach(target: VerdictId, n: Node): Witness | undefined {
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && constraintNeedsOf(n.sketch).length === 0;
+    const settled = alone && constraintNeedsOf(n.judged).length === 0;
     let fields: string[];
     if (settled) fields = [];
-    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, !this.learnt);
+    else if (alone) fields = this.fields(n, undefined, !this.learnt, false);
     else fields = this.fields(n, target, !this.learnt);
     if (!fields.length) {
       // Nothing left to fill that the judgement reads: this partial completion stands for its
