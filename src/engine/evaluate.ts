@@ -374,15 +374,18 @@ export function truthAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undef
   return unknown ? 'unknown' : kind === 0 ? 'true' : 'false';
 }
 
-/** unknownFactsOf over slots. */
-export function unknownFactsAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>, out: string[] = []): string[] {
+/**
+ * unknownFactsOf over slots, by place: the places of the facts it names, in its order. For a
+ * condition whose every fact has a place (slotCondition with no -1), as the search compiles them.
+ */
+export function unknownSlotsAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>, out: number[] = []): number[] {
   const kind = c.kind;
   if (kind === 0 || kind === 1) {
-    for (const p of c.parts) if (truthAt(p, slots) === 'unknown') unknownFactsAt(p, slots, out);
+    for (const p of c.parts) if (truthAt(p, slots) === 'unknown') unknownSlotsAt(p, slots, out);
     return out;
   }
-  if (kind === 2) return unknownFactsAt(c.parts[0]!, slots, out);
-  if ((c.at < 0 || slots[c.at] === undefined) && !out.includes(c.fact)) out.push(c.fact);
-  if (c.ref !== undefined && (c.refAt < 0 || slots[c.refAt] === undefined) && !out.includes(c.ref)) out.push(c.ref);
+  if (kind === 2) return unknownSlotsAt(c.parts[0]!, slots, out);
+  if (slots[c.at] === undefined && !out.includes(c.at)) out.push(c.at);
+  if (c.ref !== undefined && slots[c.refAt] === undefined && !out.includes(c.refAt)) out.push(c.refAt);
   return out;
 }

@@ -222,16 +222,6 @@ function downstream(p: Plan, field: string): number[] {
   return out;
 }
 
-/** Per plan and case field, the names of the derived facts that rest on it. */
-const DOWNSTREAM_NAMES = new WeakMap<Plan, Map<string, ReadonlySet<string>>>();
-export function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
-  let byField = DOWNSTREAM_NAMES.get(p);
-  if (!byField) DOWNSTREAM_NAMES.set(p, (byField = new Map()));
-  let out = byField.get(field);
-  if (!out) byField.set(field, (out = new Set(downstream(p, field).map((j) => p.ordered[j]!.name))));
-  return out;
-}
-
 /** The same derived value: equal primitives, or lists with the same members in the same order. */
 function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
   if (a === b) return true;
@@ -243,12 +233,12 @@ function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
 /**
  * `values` came from `run` and one case field has since been set (or changed): work out again,
  * in plan order, the derivations resting on it, but only those one of whose inputs changed value
- * (the others read the same inputs, and a derive is pure). Returns `field` and every derived fact
- * whose value changed (became known, unknown, or another value), in plan order. Gives what `run`
- * gives on the whole map.
+ * (the others read the same inputs, and a derive is pure). Returns the places (Plan.slot) of
+ * `field` and of every derived fact whose value changed (became known, unknown, or another
+ * value), in plan order. Gives what `run` gives on the whole map.
  */
-export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): string[] {
-  const changed = [field];
+export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): number[] {
+  const changed = [p.slot.get(field)!];
   // Marks instead of a set of changed names: a judgement of the search allocates nothing for them.
   const marks = p.changedMarks;
   // A number past what the array holds would match nothing: start again from 1 with it cleared.
@@ -272,7 +262,7 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
     const v = d.derive(inputs);
     if (same(slots[first + j], v)) continue;
     slots[first + j] = v;
-    changed.push(d.name);
+    changed.push(first + j);
     marks.at[first + j] = run;
   }
   return changed;
@@ -434,6 +424,51 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
     const k = inputs[m]!;
     if (slots[k] === undefined && at[k] !== run) visitNeeds(p, slots, k, at, run, out);
   }
+}
+
+/**
+ * needsInSlots by place: the places of the case fields behind the facts at `places` (all unknown
+ * in `slots`), first-seen order, each once. The verdict's search asks it, which reads facts by place.
+ */
+export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
+  const marks = p.needMarks;
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
+  const run = ++marks.run;
+  const out: number[] = [];
+  for (const i of places) if (marks.at[i] !== run) visitNeedsAt(p, slots, i, marks.at, run, out);
+  return out;
+}
+
+function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: number[]): void {
+  at[i] = run;
+  const first = p.baseNames.size;
+  if (i < first) {
+    out.push(i);
+    return;
+  }
+  const inputs = p.inputSlots[i - first]!;
+  for (let m = 0; m < inputs.length; m++) {
+    const k = inputs[m]!;
+    if (slots[k] === undefined && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
+  }
+}
+
+/** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */
+const MOVED = new WeakMap<Plan, Map<string, Uint8Array>>();
+export function movedBy(p: Plan, field: string): Uint8Array {
+  let byField = MOVED.get(p);
+  if (!byField) MOVED.set(p, (byField = new Map()));
+  let out = byField.get(field);
+  if (!out) {
+    out = new Uint8Array(p.slotNames.length);
+    out[p.slot.get(field)!] = 1;
+    for (const j of downstream(p, field)) out[p.baseNames.size + j] = 1;
+    byField.set(field, out);
+  }
+  return out;
 }
 
 /** Needs (as above) of a partial completion of the verdict's search, worked out from its slots when asked. */

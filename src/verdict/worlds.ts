@@ -1,8 +1,8 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, slotCondition, truthAt, unknownFactsAt, type SlotCondition } from '../engine/evaluate.js';
+import { factsOf, slotCondition, truthAt, unknownSlotsAt, type SlotCondition } from '../engine/evaluate.js';
 
-import { factsOfValues, factsWith, restingOn, searchFacts, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, restingOn, searchFacts, SLOT_COUNT, slotName, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
 import { possibleOf, type Choice } from './choose.js';
@@ -22,9 +22,9 @@ import { possibleOf, type Choice } from './choose.js';
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(j: Judged): string[] {
+function constraintNeedsOf(j: Judged): number[] {
   if (j.constraintNeeds) return j.constraintNeeds;
-  const out: string[] = [];
+  const out: number[] = [];
   for (const c of j.constraints) if (c.truth === 'unknown') for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
   // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
   return (j.constraintNeeds = out.slice());
@@ -55,25 +55,26 @@ const RANKING_BUDGET = 200;
 
 /**
  * A check's answer in one partial completion: its truth, and for an unknown one what names the
- * case fields it waits for (needsOf: its condition and the facts it was judged on).
+ * case fields it waits for (needsOf: its condition and the facts it was judged on). Facts and
+ * fields are named by their places in the slot arrays (slotOf).
  */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
   when: SlotCondition | undefined;
   facts: SearchFacts | undefined;
   /** needsOf's answer, once asked. */
-  needs: string[] | undefined;
+  needs: number[] | undefined;
   /** The unknown facts it read, once needsOf has asked. */
-  unknown: string[] | undefined;
+  unknown: number[] | undefined;
 }
 
 /** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
-function needsOf(c: Checked): string[] {
+function needsOf(c: Checked): number[] {
   if (c.truth !== 'unknown') return [];
   if (c.needs === undefined) {
     // Copies of their own length (lists grown by push have room for 17): the search keeps them.
-    c.unknown = unknownFactsAt(c.when!, c.facts!.values.slots).slice();
-    c.needs = c.facts!.needsOf(c.unknown).slice();
+    c.unknown = unknownSlotsAt(c.when!, c.facts!.values.slots).slice();
+    c.needs = c.facts!.needsAt(c.unknown).slice();
   }
   return c.needs;
 }
@@ -81,8 +82,8 @@ function needsOf(c: Checked): string[] {
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
   /** `bit`: the check's verdict as one bit (Compiled.verdicts); `requires` by place in the slots. */
-  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<string> }>;
-  constraints: Array<{ when: SlotCondition; reads: ReadonlySet<string> }>;
+  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
+  constraints: Array<{ when: SlotCondition; reads: ReadonlySet<number> }>;
   /** Every verdict of the policy, each once: a verdict's bit is 1 << its place here. */
   verdicts: readonly VerdictId[];
   /** A verdict's bit (0 for one not in `verdicts`). */
@@ -91,8 +92,8 @@ interface Compiled {
   span: number;
   /** couldOf's answers, by that key. */
   could: Map<number, readonly VerdictId[]>;
-  /** Per fact: the constraints and the checks that read it (their places above). */
-  readers: Map<string, { constraints: number[]; checks: number[] }>;
+  /** Per fact, by its place in the slots: the constraints and the checks that read it (their places above). */
+  readers: Array<{ constraints: number[]; checks: number[] } | undefined>;
   /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
   touchedConstraints: Uint32Array;
   touchedChecks: Uint32Array;
@@ -105,25 +106,26 @@ function compiledOf(set: RuleSet): Compiled {
     const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
     const verdicts = [...new Set<VerdictId>([...set.verdicts.order.map((e) => e.id), set.verdicts.fallback.id, ...set.verdicts.holds_back, ...checks.map((r) => r.spec.verdict as VerdictId)])];
     if (verdicts.length > 26) throw new Error(`the search keeps verdicts as bits of one number (and two such in one key): ${verdicts.length} is too many`);
-    // A fact with no place is never known (FactSlots.get): -1 reads as unknown, as it does in the condition.
-    const at = (name: string) => slotOf(name) ?? -1;
+    // Checks and constraints read only facts of the catalogue (src/rules/parse.ts), each with its place.
+    const at = (name: string): number => {
+      const i = slotOf(name);
+      if (i === undefined) throw new Error(`the search reads facts by place, and ${name} has none`);
+      return i;
+    };
+    const places = (names: Iterable<string>) => new Set([...names].map(at));
     c = {
-      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, slotOf), requires: r.spec.requires?.map(at), reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
-      constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, slotOf), reads: factsOf(k.spec.broken_when) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, at), reads: places(factsOf(k.spec.broken_when)) })),
       verdicts,
       bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
       span: 2 ** verdicts.length,
       could: new Map(),
-      readers: new Map(),
+      readers: new Array(SLOT_COUNT),
       touchedConstraints: new Uint32Array(set.constraints.length),
       touchedChecks: new Uint32Array(checks.length),
       judgements: 0,
     };
-    const readersOf = (f: string) => {
-      let r = c!.readers.get(f);
-      if (!r) c!.readers.set(f, (r = { constraints: [], checks: [] }));
-      return r;
-    };
+    const readersOf = (f: number) => (c!.readers[f] ??= { constraints: [], checks: [] });
     c.constraints.forEach((k, i) => k.reads.forEach((f) => readersOf(f).constraints.push(i)));
     c.checks.forEach((k, i) => k.reads.forEach((f) => readersOf(f).checks.push(i)));
     COMPILED.set(set, c);
@@ -147,10 +149,16 @@ function check(when: SlotCondition, facts: SearchFacts): Checked {
  * set (`moved`: that field and every derived fact resting on it), since which inputs behind them
  * are known is the parent's: then the parent's answer, with its fields, is shared.
  */
-function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Checked {
+function reused(c: Checked, facts: SearchFacts, moved: Uint8Array): Checked {
   if (c.truth !== 'unknown') return c;
-  if (c.needs !== undefined && !c.unknown!.some((f) => moved.has(f))) return c;
+  if (c.needs !== undefined && !movedAny(c.unknown!, moved)) return c;
   return { truth: 'unknown', when: c.when, facts, needs: undefined, unknown: undefined };
+}
+
+/** Whether a fact at one of `places` is marked in `moved` (a loop: a closure per check added up). */
+function movedAny(places: readonly number[], moved: Uint8Array): boolean {
+  for (let i = 0; i < places.length; i++) if (moved[places[i]!]) return true;
+  return false;
 }
 
 /**
@@ -158,7 +166,7 @@ function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Che
  * compiled.touchedConstraints and touchedChecks), which it returns: marks, not fresh arrays, so a
  * judgement allocates nothing to know them.
  */
-function touchedBy(compiled: Compiled, changed: readonly string[]): number {
+function touchedBy(compiled: Compiled, changed: readonly number[]): number {
   // A mark past what the arrays hold would match none: start again from 1 with the arrays cleared.
   if (compiled.judgements === 0xffffffff) {
     compiled.judgements = 0;
@@ -167,7 +175,7 @@ function touchedBy(compiled: Compiled, changed: readonly string[]): number {
   }
   const mark = ++compiled.judgements;
   for (const f of changed) {
-    const r = compiled.readers.get(f);
+    const r = compiled.readers[f];
     if (!r) continue;
     for (const i of r.constraints) compiled.touchedConstraints[i] = mark;
     for (const i of r.checks) compiled.touchedChecks[i] = mark;
@@ -185,7 +193,7 @@ interface Judged {
   checks: Checked[];
   constraints: Checked[];
   /** constraintNeedsOf's answer, once asked. */
-  constraintNeeds: string[] | undefined;
+  constraintNeeds: number[] | undefined;
 }
 
 /**
@@ -205,7 +213,7 @@ function allKnown(places: readonly number[], facts: SearchFacts): boolean {
   return true;
 }
 
-function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
+function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly number[], moved?: Uint8Array): Judged {
   const compiled = compiledOf(set);
   const touched = changed && from ? touchedBy(compiled, changed) : 0;
   // Arrays of their final length: grown by push, they were copied as they grew, and the search
@@ -318,6 +326,11 @@ class Domains {
   has(field: string): boolean {
     return this.get(field).length > 0;
   }
+  /** has() of the case field at a place (slotOf), remembered by place. */
+  private readonly byPlace: Array<boolean | undefined> = [];
+  hasAt(at: number): boolean {
+    return (this.byPlace[at] ??= this.has(slotName(at)));
+  }
 }
 
 /** Values a first try at one verdict may see ruled out before it restarts with what it learnt (then twice as many, …). */
@@ -412,17 +425,24 @@ class Worlds {
   private fields(n: Node, target: VerdictId | undefined, firstOnly = false, withChecks = true): string[] {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
-    const values = n.facts.values;
+    const slots = n.facts.values.slots;
     const out: string[] = [];
-    // Each field judged once (a list search per field made this a third of a write-up's search).
-    const seen = new Set<string>();
+    // Each field judged once (a list search per field made this a third of a write-up's search):
+    // marked by this call's number, by place.
+    const seen = this.seen;
+    if (this.seenRun === 0xffffffff) {
+      this.seenRun = 0;
+      seen.fill(0);
+    }
+    const run = ++this.seenRun;
     /** Adds the fields of `needs` not seen yet; true when the caller has what it asked for. */
-    const addAll = (needs: readonly string[]): boolean => {
-      for (const f of needs) {
-        if (seen.has(f)) continue;
-        seen.add(f);
-        if (values.get(f) === undefined && this.domains.has(f)) {
-          out.push(f);
+    const addAll = (needs: readonly number[]): boolean => {
+      for (let k = 0; k < needs.length; k++) {
+        const f = needs[k]!;
+        if (seen[f] === run) continue;
+        seen[f] = run;
+        if (slots[f] === undefined && this.domains.hasAt(f)) {
+          out.push(slotName(f));
           if (firstOnly) return true;
         }
       }
@@ -450,10 +470,14 @@ class Worlds {
     return out;
   }
 
+  /** fields()'s marks, by place, and the number of its last call. */
+  private readonly seen = new Uint32Array(SLOT_COUNT);
+  private seenRun = 0;
+
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
-    const r = new Set<string>(constraintNeedsOf(n.judged));
-    for (const c of n.judged.checks) if (c.truth === 'unknown') for (const f of needsOf(c)) r.add(f);
+    const r = new Set<string>(constraintNeedsOf(n.judged).map(slotName));
+    for (const c of n.judged.checks) if (c.truth === 'unknown') for (const f of needsOf(c)) r.add(slotName(f));
     return r;
   }
 
