@@ -22,10 +22,11 @@ import { possibleOf, type Choice } from './choose.js';
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(j: Judged): number[] {
+function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
+  const j = n.judged;
   if (j.constraintNeeds) return j.constraintNeeds;
   const out: number[] = [];
-  for (const c of j.constraints) if (c.truth === 'unknown') for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
+  for (let i = 0; i < j.constraints.length; i++) if (j.constraints[i]!.truth === 'unknown') for (const f of needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts)) if (!out.includes(f)) out.push(f);
   // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
   return (j.constraintNeeds = out.slice());
 }
@@ -54,29 +55,33 @@ const RANKING_DEEP = 120;
 const RANKING_BUDGET = 200;
 
 /**
- * A check's answer in one partial completion: its truth, and for an unknown one what names the
- * case fields it waits for (needsOf: its condition and the facts it was judged on). Facts and
- * fields are named by their places in the slot arrays (slotOf).
+ * A check's answer in one partial completion: its truth, and for an unknown one, once asked
+ * (needsOf), the case fields it waits for and the unknown facts it read. Facts and fields are
+ * named by their places in the slot arrays (slotOf).
  */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
-  when: SlotCondition | undefined;
-  facts: SearchFacts | undefined;
-  /** needsOf's answer, once asked. */
+  /** needsOf's answer (undefined: not asked yet). */
   needs: number[] | undefined;
-  /** The unknown facts it read, once needsOf has asked. */
+  /** The unknown facts it read (with needs). */
   unknown: number[] | undefined;
 }
 
-/** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
-function needsOf(c: Checked): number[] {
+/**
+ * The case fields the check at `answers[i]` waits for (none for a decided one), on `facts`, the
+ * partial completion whose answers they are. Worked out when first asked, and kept in its place:
+ * an unknown check is the shared UNKNOWN until then, since most partial completions are ruled
+ * out or left at once and never ask (an answer object each was a sixth of what the search kept).
+ */
+function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): number[] {
+  const c = answers[i]!;
   if (c.truth !== 'unknown') return [];
-  if (c.needs === undefined) {
-    // Copies of their own length (lists grown by push have room for 17): the search keeps them.
-    c.unknown = unknownSlotsAt(c.when!, c.facts!.values.slots).slice();
-    c.needs = c.facts!.needsAt(c.unknown).slice();
-  }
-  return c.needs;
+  if (c.needs !== undefined) return c.needs;
+  // Copies of their own length (lists grown by push have room for 17): the search keeps them.
+  const unknown = unknownSlotsAt(when, facts.values.slots).slice();
+  const needs = facts.needsAt(unknown).slice();
+  answers[i] = { truth: 'unknown', needs, unknown };
+  return needs;
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
@@ -134,13 +139,14 @@ function compiledOf(set: RuleSet): Compiled {
 }
 
 /** A decided check's answer: shared, it waits for nothing. */
-const TRUE: Checked = { truth: 'true', when: undefined, facts: undefined, needs: undefined, unknown: undefined };
-const FALSE: Checked = { truth: 'false', when: undefined, facts: undefined, needs: undefined, unknown: undefined };
+const TRUE: Checked = { truth: 'true', needs: undefined, unknown: undefined };
+const FALSE: Checked = { truth: 'false', needs: undefined, unknown: undefined };
+/** An undecided answer whose fields no one has asked for yet: shared, never changed (needsOf replaces it). */
+const UNKNOWN: Checked = Object.freeze({ truth: 'unknown', needs: undefined, unknown: undefined }) as Checked;
 
 function check(when: SlotCondition, facts: SearchFacts): Checked {
   const t = truthAt(when, facts.values.slots);
-  if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
-  return { truth: 'unknown', when, facts, needs: undefined, unknown: undefined };
+  return t === 'unknown' ? UNKNOWN : t === 'true' ? TRUE : FALSE;
 }
 
 /**
@@ -149,10 +155,10 @@ function check(when: SlotCondition, facts: SearchFacts): Checked {
  * set (`moved`: that field and every derived fact resting on it), since which inputs behind them
  * are known is the parent's: then the parent's answer, with its fields, is shared.
  */
-function reused(c: Checked, facts: SearchFacts, moved: Uint8Array): Checked {
+function reused(c: Checked, moved: Uint8Array): Checked {
   if (c.truth !== 'unknown') return c;
   if (c.needs !== undefined && !movedAny(c.unknown!, moved)) return c;
-  return { truth: 'unknown', when: c.when, facts, needs: undefined, unknown: undefined };
+  return UNKNOWN;
 }
 
 /** Whether a fact at one of `places` is marked in `moved` (a loop: a closure per check added up). */
@@ -223,7 +229,7 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   // third of what a write-up's search allocated.
   for (let i = 0; i < compiled.constraints.length; i++) {
     const k = compiled.constraints[i]!;
-    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
+    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, moved!) : check(k.when, facts);
     // A partial completion a constraint rules out is never extended: nothing of it is read again.
     if (c.truth === 'true') return DEAD;
     constraints[i] = c;
@@ -235,7 +241,7 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   for (let i = 0; i < compiled.checks.length; i++) {
     const r = compiled.checks[i]!;
     let c: Checked;
-    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
+    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, moved!);
     else if (r.requires && !allKnown(r.requires, facts)) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
     checks[i] = c;
@@ -457,16 +463,16 @@ class Worlds {
     const live = (i: number) => checks[i]!.truth === 'unknown' && (n.could.includes(compiled[i]!.verdict) || compiled[i]!.verdict === fallback);
     if (withChecks) {
       if (target !== undefined) {
-        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks[i]!))) return out;
+        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
         for (let i = 0; i < checks.length; i++) {
           const v = compiled[i]!.verdict;
-          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks[i]!))) return out;
+          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
         }
-        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks[i]!))) return out;
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
       }
-      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks[i]!))) return out;
+      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
     }
-    addAll(constraintNeedsOf(n.judged));
+    addAll(constraintNeedsOf(n, compiledOf(this.set)));
     return out;
   }
 
@@ -476,8 +482,10 @@ class Worlds {
 
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
-    const r = new Set<string>(constraintNeedsOf(n.judged).map(slotName));
-    for (const c of n.judged.checks) if (c.truth === 'unknown') for (const f of needsOf(c)) r.add(slotName(f));
+    const compiled = compiledOf(this.set);
+    const r = new Set<string>(constraintNeedsOf(n, compiled).map(slotName));
+    const checks = n.judged.checks;
+    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, n.facts)) r.add(slotName(f));
     return r;
   }
 
@@ -485,7 +493,7 @@ class Worlds {
   reach(target: VerdictId, n: Node): Witness | undefined {
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && constraintNeedsOf(n.judged).length === 0;
+    const settled = alone && constraintNeedsOf(n, compiledOf(this.set)).length === 0;
     let fields: string[];
     if (settled) fields = [];
     else if (alone) fields = this.fields(n, undefined, !this.learnt, false);
