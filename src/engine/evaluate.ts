@@ -317,3 +317,75 @@ export function unknownFactsOf(c: Condition, values: FactReader, out: string[] =
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && !values.has(v.fact) && !out.includes(v.fact)) out.push(v.fact);
   return out;
 }
+
+/**
+ * A condition whose facts are read by their place in a slot array (src/facts/derive.ts FactSlots):
+ * what the verdict's search judges each partial completion with, since a name look-up per leaf
+ * and per judgement was a tenth of a write-up's search. One shape for every node (kind: 0 all,
+ * 1 any, 2 not, 3 leaf); a fact with no place (`at` -1) is always unknown.
+ */
+export interface SlotCondition {
+  kind: 0 | 1 | 2 | 3;
+  parts: SlotCondition[];
+  fact: string;
+  at: number;
+  op: (a: unknown, b: unknown) => boolean;
+  /** The second fact of a comparison of two facts (undefined for a constant), and its place. */
+  ref: string | undefined;
+  refAt: number;
+  value: unknown;
+}
+
+const NO_OP = () => false;
+
+/** `c` with each fact's place, from `slotOf` (undefined: a fact with no place). */
+export function slotCondition(c: Condition, slotOf: (name: string) => number | undefined): SlotCondition {
+  const node = (kind: SlotCondition['kind'], parts: SlotCondition[]): SlotCondition => ({ kind, parts, fact: '', at: -1, op: NO_OP, ref: undefined, refAt: -1, value: undefined });
+  if ('all' in c) return node(0, c.all.map((x) => slotCondition(x, slotOf)));
+  if ('any' in c) return node(1, c.any.map((x) => slotCondition(x, slotOf)));
+  if ('not' in c) return node(2, [slotCondition(c.not, slotOf)]);
+  const v = c.value;
+  const ref = v !== null && typeof v === 'object' && !Array.isArray(v) ? v.fact : undefined;
+  return { kind: 3, parts: [], fact: c.fact, at: slotOf(c.fact) ?? -1, op: BASE[c.operator], ref, refAt: ref === undefined ? -1 : (slotOf(ref) ?? -1), value: ref === undefined ? v : undefined };
+}
+
+/** truth3 over slots. */
+export function truthAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>): Truth {
+  const kind = c.kind;
+  if (kind === 3) {
+    const a = c.at < 0 ? undefined : slots[c.at];
+    if (a === undefined) return 'unknown';
+    const b = c.ref === undefined ? c.value : c.refAt < 0 ? undefined : slots[c.refAt];
+    if (b === undefined) return 'unknown';
+    return c.op(a, b) ? 'true' : 'false';
+  }
+  if (kind === 2) {
+    const t = truthAt(c.parts[0]!, slots);
+    return t === 'unknown' ? t : t === 'true' ? 'false' : 'true';
+  }
+  const decisive: Truth = kind === 0 ? 'false' : 'true';
+  let unknown = false;
+  const parts = c.parts;
+  for (let i = 0; i < parts.length; i++) {
+    const t = truthAt(parts[i]!, slots);
+    if (t === decisive) return t;
+    if (t === 'unknown') unknown = true;
+  }
+  return unknown ? 'unknown' : kind === 0 ? 'true' : 'false';
+}
+
+/**
+ * unknownFactsOf over slots, by place: the places of the facts it names, in its order. For a
+ * condition whose every fact has a place (slotCondition with no -1), as the search compiles them.
+ */
+export function unknownSlotsAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>, out: number[] = []): number[] {
+  const kind = c.kind;
+  if (kind === 0 || kind === 1) {
+    for (const p of c.parts) if (truthAt(p, slots) === 'unknown') unknownSlotsAt(p, slots, out);
+    return out;
+  }
+  if (kind === 2) return unknownSlotsAt(c.parts[0]!, slots, out);
+  if (slots[c.at] === undefined && !out.includes(c.at)) out.push(c.at);
+  if (c.ref !== undefined && slots[c.refAt] === undefined && !out.includes(c.refAt)) out.push(c.refAt);
+  return out;
+}

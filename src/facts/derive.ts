@@ -56,6 +56,8 @@ export interface Plan {
   inputSlots: ReadonlyArray<readonly number[]>;
   /** rerunChanged's marks by place: the number of the run that changed the fact. */
   changedMarks: { at: Uint32Array; run: number };
+  /** needsInSlots's marks by place: the number of the call that visited the fact. */
+  needMarks: { at: Uint32Array; run: number };
 }
 
 /** Reading known fact values: a Map, or the search's FactSlots. */
@@ -107,7 +109,7 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
   const slot = new Map(slotNames.map((n, i) => [n, i]));
   const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
-  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 } };
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needMarks: { at: new Uint32Array(slotNames.length), run: 0 } };
 }
 
 /**
@@ -220,16 +222,6 @@ function downstream(p: Plan, field: string): number[] {
   return out;
 }
 
-/** Per plan and case field, the names of the derived facts that rest on it. */
-const DOWNSTREAM_NAMES = new WeakMap<Plan, Map<string, ReadonlySet<string>>>();
-export function downstreamNames(p: Plan, field: string): ReadonlySet<string> {
-  let byField = DOWNSTREAM_NAMES.get(p);
-  if (!byField) DOWNSTREAM_NAMES.set(p, (byField = new Map()));
-  let out = byField.get(field);
-  if (!out) byField.set(field, (out = new Set(downstream(p, field).map((j) => p.ordered[j]!.name))));
-  return out;
-}
-
 /** The same derived value: equal primitives, or lists with the same members in the same order. */
 function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
   if (a === b) return true;
@@ -241,12 +233,12 @@ function same(a: FactValue | undefined, b: FactValue | undefined): boolean {
 /**
  * `values` came from `run` and one case field has since been set (or changed): work out again,
  * in plan order, the derivations resting on it, but only those one of whose inputs changed value
- * (the others read the same inputs, and a derive is pure). Returns `field` and every derived fact
- * whose value changed (became known, unknown, or another value), in plan order. Gives what `run`
- * gives on the whole map.
+ * (the others read the same inputs, and a derive is pure). Returns the places (Plan.slot) of
+ * `field` and of every derived fact whose value changed (became known, unknown, or another
+ * value), in plan order. Gives what `run` gives on the whole map.
  */
-export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): string[] {
-  const changed = [field];
+export function rerunChanged(p: Plan, values: FactSlots, field: string, untrusted?: ReadonlySet<string>): number[] {
+  const changed = [p.slot.get(field)!];
   // Marks instead of a set of changed names: a judgement of the search allocates nothing for them.
   const marks = p.changedMarks;
   // A number past what the array holds would match nothing: start again from 1 with it cleared.
@@ -270,7 +262,7 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
     const v = d.derive(inputs);
     if (same(slots[first + j], v)) continue;
     slots[first + j] = v;
-    changed.push(d.name);
+    changed.push(first + j);
     marks.at[first + j] = run;
   }
   return changed;
@@ -298,7 +290,7 @@ export function needsOfAll(needs: Pick<ReadonlyMap<string, string[]>, 'get'>, na
 }
 
 /**
- * A derived fact's needs from its inputs' (by name in Needs, by slot in StepNeeds): the first
+ * A derived fact's needs from its inputs': the first
  * unknown input's list is taken as it is (shared), only further ones are merged, into a copy.
  * The lists are short (a few case fields), so a linear look-up is cheaper than a Set.
  */
@@ -394,9 +386,79 @@ export class Needs extends Map<string, string[]> {
   }
 }
 
+/**
+ * needsOfAll over the facts of a partial completion of the verdict's search, held in slots: the
+ * case fields behind `names`, first-seen order, each once, as Needs gives them (an unknown case
+ * field needs itself, an unknown derived fact the fields behind its unknown inputs, a known fact
+ * or one outside the plan is named itself). A walk over the unknown inputs, in declaration order,
+ * marking what it has visited: a fact met again adds nothing new, so the walk gives the
+ * merged lists' order without building a list per fact (a list per fact and per partial
+ * completion, remembered for the whole search, was a fifth of what a write-up's search allocated).
+ */
+export function needsInSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, names: readonly string[]): string[] {
+  const marks = p.needMarks;
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
+  const run = ++marks.run;
+  const out: string[] = [];
+  for (const f of names) {
+    const i = p.slot.get(f);
+    if (i === undefined || slots[i] !== undefined) {
+      if (!out.includes(f)) out.push(f);
+    } else if (marks.at[i] !== run) visitNeeds(p, slots, i, marks.at, run, out);
+  }
+  return out;
+}
+
+function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: string[]): void {
+  at[i] = run;
+  const first = p.baseNames.size;
+  if (i < first) {
+    out.push(p.slotNames[i]!);
+    return;
+  }
+  const inputs = p.inputSlots[i - first]!;
+  for (let m = 0; m < inputs.length; m++) {
+    const k = inputs[m]!;
+    if (slots[k] === undefined && at[k] !== run) visitNeeds(p, slots, k, at, run, out);
+  }
+}
+
+/**
+ * needsInSlots by place: the places of the case fields behind the facts at `places` (all unknown
+ * in `slots`), first-seen order, each once. The verdict's search asks it, which reads facts by place.
+ */
+export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
+  const marks = p.needMarks;
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
+  const run = ++marks.run;
+  const out: number[] = [];
+  for (const i of places) if (marks.at[i] !== run) visitNeedsAt(p, slots, i, marks.at, run, out);
+  return out;
+}
+
+function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: number[]): void {
+  at[i] = run;
+  const first = p.baseNames.size;
+  if (i < first) {
+    out.push(i);
+    return;
+  }
+  const inputs = p.inputSlots[i - first]!;
+  for (let m = 0; m < inputs.length; m++) {
+    const k = inputs[m]!;
+    if (slots[k] === undefined && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
+  }
+}
+
 /** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */
 const MOVED = new WeakMap<Plan, Map<string, Uint8Array>>();
-function movedBy(p: Plan, field: string): Uint8Array {
+export function movedBy(p: Plan, field: string): Uint8Array {
   let byField = MOVED.get(p);
   if (!byField) MOVED.set(p, (byField = new Map()));
   let out = byField.get(field);
@@ -409,51 +471,20 @@ function movedBy(p: Plan, field: string): Uint8Array {
   return out;
 }
 
-/**
- * Needs (as above) of a partial completion of the verdict's search: `from`'s facts with `field`
- * set. Its set of known facts is its own, so naming the set would cost more than the lists it
- * finds: it asks its parent for every fact that does not rest on that field (which of its inputs
- * are known is the parent's), and works out the rest by place in the plan, for itself alone.
- */
-export class StepNeeds {
-  /** Lists worked out here, by place: a node of the search asks for a few of its ~350 places, and the search keeps every node, so a Map rather than an array of them all. */
-  #memo: Map<number, string[]> | undefined;
-  readonly #moved: Uint8Array;
-
+/** Needs (as above) of a partial completion of the verdict's search, worked out from its slots when asked. */
+export class SlotNeeds {
   constructor(
     private readonly p: Plan,
     private readonly known: FactSlots,
-    private readonly from: Needs | StepNeeds,
-    field: string,
-  ) {
-    this.#moved = movedBy(p, field);
-  }
+  ) {}
 
   get(name: string): string[] | undefined {
     const i = this.p.slot.get(name);
-    return i === undefined ? undefined : this.at(i);
+    if (i === undefined || this.known.slots[i] !== undefined) return undefined;
+    return needsInSlots(this.p, this.known.slots, [name]);
   }
 
   has(name: string): boolean {
     return this.get(name) !== undefined;
-  }
-
-  at(i: number): string[] | undefined {
-    if (this.known.slots[i] !== undefined) return undefined;
-    const memo = (this.#memo ??= new Map());
-    let n = memo.get(i);
-    if (n !== undefined) return n;
-    const p = this.p;
-    const first = p.baseNames.size;
-    if (!this.#moved[i]) {
-      // Known here and there alike (it does not rest on the field), so are its inputs: the parent's list.
-      n = this.from instanceof StepNeeds ? this.from.at(i)! : this.from.get(p.slotNames[i]!)!;
-    } else if (i < first) {
-      n = [p.slotNames[i]!];
-    } else {
-      n = mergeInputNeeds(p.inputSlots[i - first]!, (k) => this.at(k));
-    }
-    memo.set(i, n);
-    return n;
   }
 }

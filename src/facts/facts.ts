@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { downstreamNames, FactSlots, Needs, plan, rerunChanged, run, StepNeeds, type Derivation, type FactValue } from './derive.js';
+import { FactSlots, movedBy, Needs, needsAtSlots, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -163,36 +163,46 @@ export function factsOfValues(values: Map<string, FactValue>, untrusted?: Readon
 }
 
 /** Facts of a partial completion in the verdict's search: values in slots, copied at each step. */
-export interface SearchFacts {
-  values: FactSlots;
-  needs: Needs | StepNeeds;
+export class SearchFacts {
+  constructor(readonly values: FactSlots) {}
+
+  /** For each unknown fact, the case fields that would decide it (as Facts.needs), worked out when asked. */
+  get needs(): SlotNeeds {
+    return new SlotNeeds(PLAN, this.values);
+  }
+
+  /** The places of the case fields behind the unknown facts at `places`, first-seen order, each once (needsOfAll by place). */
+  needsAt(places: readonly number[]): number[] {
+    return needsAtSlots(PLAN, this.values.slots, places);
+  }
 }
 
 /** The search's form of facts worked out by factsOfValues (the values are copied). */
 export function searchFacts(facts: Facts): SearchFacts {
-  return { values: FactSlots.of(PLAN, facts.values), needs: facts.needs as Needs };
+  return new SearchFacts(FactSlots.of(PLAN, facts.values));
 }
 
 /**
  * The facts of `from` with one more case field known (a partial completion one field further),
- * and the facts whose value that changed (the field, and the derived facts that became known,
- * unknown or another value): only derivations an input of which changed are worked out again
- * (src/facts/derive.ts rerunChanged).
+ * and the places (slotOf) of the facts whose value that changed (the field, and the derived
+ * facts that became known, unknown or another value): only derivations an input of which
+ * changed are worked out again (src/facts/derive.ts rerunChanged).
  */
-export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: SearchFacts; changed: string[] } {
+export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: SearchFacts; changed: number[] } {
   const values = from.values.copy();
   values.set(field, value);
   const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: { values, needs: new StepNeeds(PLAN, values, from.needs, field) }, changed };
+  return { facts: new SearchFacts(values), changed };
 }
 
-const RESTING_ON = new Map<string, ReadonlySet<string>>();
-/** A case field and the derived facts resting on it (directly or not): what setting it can change. */
-export function restingOn(field: string): ReadonlySet<string> {
-  let out = RESTING_ON.get(field);
-  if (!out) RESTING_ON.set(field, (out = new Set([field, ...downstreamNames(PLAN, field)])));
-  return out;
-}
+/** By place (slotOf): 1 for a case field and every derived fact resting on it (directly or not), what setting it can change. */
+export const restingOn = (field: string): Uint8Array => movedBy(PLAN, field);
 
-/** The case fields (base facts) by name, for the search over completions. */
+/** A fact's place in the search's slot arrays (SearchFacts.values), or undefined for a name that is no fact. */
+export const slotOf = (name: string): number | undefined => PLAN.slot.get(name);
+/** The fact at a place (slotOf's inverse). */
+export const slotName = (at: number): string => PLAN.slotNames[at]!;
+/** How many places the slot arrays have. */
+export const SLOT_COUNT = PLAN.slotNames.length;
+
 export const BASE_BY_NAME: ReadonlyMap<string, BaseFact> = new Map(BASE_FACTS.map((f) => [f.name, f]));

@@ -1,12 +1,10 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, truth3, unknownFactsOf } from '../engine/evaluate.js';
+import { factsOf, slotCondition, truthAt, unknownSlotsAt, type SlotCondition } from '../engine/evaluate.js';
 
-import { needsOfAll } from '../facts/derive.js';
-import { factsOfValues, factsWith, restingOn, searchFacts, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
+import { factsOfValues, factsWith, restingOn, searchFacts, SLOT_COUNT, slotName, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
 import { rankIn } from './order.js';
-import type { Condition } from '../rules/schema.js';
 import { possibleOf, type Choice } from './choose.js';
 
 /**
@@ -19,31 +17,18 @@ import { possibleOf, type Choice } from './choose.js';
  * changes that set, ranked by how much.
  */
 
-/** What one partial completion gives: the chooser's answer, or nothing when a constraint rules it out. */
-interface Sketch {
-  dead: boolean;
-  /** A check concluding insufficient-evidence fired: the verdicts it holds back cannot be reached. */
-  blocked: boolean;
-  /** The first verdict in the order whose check fired (and is not held back), if any. */
-  floor?: VerdictId;
-  /** The chooser's `possible` (src/verdict/choose.ts possibleOf). */
-  possible: VerdictId[];
-  /** The constraints still undecided, in declaration order (their fields: constraintNeedsOf). */
-  open: Checked[];
-  /** constraintNeedsOf's answer, once asked. */
-  constraintNeeds?: string[];
-}
-
 /**
  * The case fields behind the constraints a partial completion leaves undecided, in declaration
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(s: Sketch): string[] {
-  if (s.constraintNeeds) return s.constraintNeeds;
-  const out: string[] = [];
-  for (const c of s.open) for (const n of needsOf(c)) if (!out.includes(n)) out.push(n);
-  return (s.constraintNeeds = out);
+function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
+  const j = n.judged;
+  if (j.constraintNeeds) return j.constraintNeeds;
+  const out: number[] = [];
+  for (let i = 0; i < j.constraints.length; i++) if (j.constraints[i]!.truth === 'unknown') for (const f of needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts)) if (!out.includes(f)) out.push(f);
+  // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
+  return (j.constraintNeeds = out.slice());
 }
 
 /** The exact answer, or the fast path's where the search ran out of budget. */
@@ -70,35 +55,50 @@ const RANKING_DEEP = 120;
 const RANKING_BUDGET = 200;
 
 /**
- * A check's answer in one partial completion: its truth, and for an unknown one what names the
- * case fields it waits for (needsOf: its condition and the facts it was judged on).
+ * A check's answer in one partial completion: its truth, and for an unknown one, once asked
+ * (needsOf), the case fields it waits for and the unknown facts it read. Facts and fields are
+ * named by their places in the slot arrays (slotOf).
  */
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
-  when?: Condition;
-  facts?: SearchFacts;
-  /** needsOf's answer, once asked. */
-  needs?: string[];
-  /** The unknown facts it read, once needsOf has asked. */
-  unknown?: string[];
+  /** needsOf's answer (undefined: not asked yet). */
+  needs: number[] | undefined;
+  /** The unknown facts it read (with needs). */
+  unknown: number[] | undefined;
 }
 
-/** The case fields an unknown check waits for (none for a decided one); worked out when first asked. */
-function needsOf(c: Checked): string[] {
+/**
+ * The case fields the check at `answers[i]` waits for (none for a decided one), on `facts`, the
+ * partial completion whose answers they are. Worked out when first asked, and kept in its place:
+ * an unknown check is the shared UNKNOWN until then, since most partial completions are ruled
+ * out or left at once and never ask (an answer object each was a sixth of what the search kept).
+ */
+function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): number[] {
+  const c = answers[i]!;
   if (c.truth !== 'unknown') return [];
-  if (c.needs === undefined) {
-    c.unknown = unknownFactsOf(c.when!, c.facts!.values);
-    c.needs = needsOfAll(c.facts!.needs, c.unknown);
-  }
-  return c.needs;
+  if (c.needs !== undefined) return c.needs;
+  // Copies of their own length (lists grown by push have room for 17): the search keeps them.
+  const unknown = unknownSlotsAt(when, facts.values.slots).slice();
+  const needs = facts.needsAt(unknown).slice();
+  answers[i] = { truth: 'unknown', needs, unknown };
+  return needs;
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
-  checks: Array<{ verdict: VerdictId; weight: number; when: Condition; requires: readonly string[] | undefined; reads: ReadonlySet<string> }>;
-  constraints: Array<{ when: Condition; reads: ReadonlySet<string> }>;
-  /** Per fact: the constraints and the checks that read it (their places above). */
-  readers: Map<string, { constraints: number[]; checks: number[] }>;
+  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `requires` by place in the slots. */
+  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
+  constraints: Array<{ when: SlotCondition; reads: ReadonlySet<number> }>;
+  /** Every verdict of the policy, each once: a verdict's bit is 1 << its place here. */
+  verdicts: readonly VerdictId[];
+  /** A verdict's bit (0 for one not in `verdicts`). */
+  bit: (v: VerdictId) => number;
+  /** 2 ** verdicts.length: couldOf's key is fired * span + opened. */
+  span: number;
+  /** couldOf's answers, by that key. */
+  could: Map<number, readonly VerdictId[]>;
+  /** Per fact, by its place in the slots: the constraints and the checks that read it (their places above). */
+  readers: Array<{ constraints: number[]; checks: number[] } | undefined>;
   /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
   touchedConstraints: Uint32Array;
   touchedChecks: Uint32Array;
@@ -109,19 +109,28 @@ function compiledOf(set: RuleSet): Compiled {
   let c = COMPILED.get(set);
   if (!c) {
     const checks = set.rules.filter((r) => r.spec.verdict !== 'warning');
+    const verdicts = [...new Set<VerdictId>([...set.verdicts.order.map((e) => e.id), set.verdicts.fallback.id, ...set.verdicts.holds_back, ...checks.map((r) => r.spec.verdict as VerdictId)])];
+    if (verdicts.length > 26) throw new Error(`the search keeps verdicts as bits of one number (and two such in one key): ${verdicts.length} is too many`);
+    // Checks and constraints read only facts of the catalogue (src/rules/parse.ts), each with its place.
+    const at = (name: string): number => {
+      const i = slotOf(name);
+      if (i === undefined) throw new Error(`the search reads facts by place, and ${name} has none`);
+      return i;
+    };
+    const places = (names: Iterable<string>) => new Set([...names].map(at));
     c = {
-      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, weight: r.spec.weight, when: r.spec.when, requires: r.spec.requires, reads: new Set([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
-      constraints: set.constraints.map((k) => ({ when: k.spec.broken_when, reads: factsOf(k.spec.broken_when) })),
-      readers: new Map(),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, at), reads: places(factsOf(k.spec.broken_when)) })),
+      verdicts,
+      bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
+      span: 2 ** verdicts.length,
+      could: new Map(),
+      readers: new Array(SLOT_COUNT),
       touchedConstraints: new Uint32Array(set.constraints.length),
       touchedChecks: new Uint32Array(checks.length),
       judgements: 0,
     };
-    const readersOf = (f: string) => {
-      let r = c!.readers.get(f);
-      if (!r) c!.readers.set(f, (r = { constraints: [], checks: [] }));
-      return r;
-    };
+    const readersOf = (f: number) => (c!.readers[f] ??= { constraints: [], checks: [] });
     c.constraints.forEach((k, i) => k.reads.forEach((f) => readersOf(f).constraints.push(i)));
     c.checks.forEach((k, i) => k.reads.forEach((f) => readersOf(f).checks.push(i)));
     COMPILED.set(set, c);
@@ -130,13 +139,14 @@ function compiledOf(set: RuleSet): Compiled {
 }
 
 /** A decided check's answer: shared, it waits for nothing. */
-const TRUE: Checked = { truth: 'true' };
-const FALSE: Checked = { truth: 'false' };
+const TRUE: Checked = { truth: 'true', needs: undefined, unknown: undefined };
+const FALSE: Checked = { truth: 'false', needs: undefined, unknown: undefined };
+/** An undecided answer whose fields no one has asked for yet: shared, never changed (needsOf replaces it). */
+const UNKNOWN: Checked = Object.freeze({ truth: 'unknown', needs: undefined, unknown: undefined }) as Checked;
 
-function check(when: Condition, facts: SearchFacts): Checked {
-  const t = truth3(when, facts.values);
-  if (t !== 'unknown') return t === 'true' ? TRUE : FALSE;
-  return { truth: 'unknown', when, facts };
+function check(when: SlotCondition, facts: SearchFacts): Checked {
+  const t = truthAt(when, facts.values.slots);
+  return t === 'unknown' ? UNKNOWN : t === 'true' ? TRUE : FALSE;
 }
 
 /**
@@ -145,17 +155,16 @@ function check(when: Condition, facts: SearchFacts): Checked {
  * set (`moved`: that field and every derived fact resting on it), since which inputs behind them
  * are known is the parent's: then the parent's answer, with its fields, is shared.
  */
-function reused(c: Checked, facts: SearchFacts, moved: ReadonlySet<string>): Checked {
+function reused(c: Checked, moved: Uint8Array): Checked {
   if (c.truth !== 'unknown') return c;
-  if (c.needs !== undefined && !c.unknown!.some((f) => moved.has(f))) return c;
-  return { truth: 'unknown', when: c.when, facts };
+  if (c.needs !== undefined && !movedAny(c.unknown!, moved)) return c;
+  return UNKNOWN;
 }
 
-/** An undecided verdict check of a partial completion: its verdict, weight and answer. */
-interface Undecided {
-  verdict: VerdictId;
-  weight: number;
-  check: Checked;
+/** Whether a fact at one of `places` is marked in `moved` (a loop: a closure per check added up). */
+function movedAny(places: readonly number[], moved: Uint8Array): boolean {
+  for (let i = 0; i < places.length; i++) if (moved[places[i]!]) return true;
+  return false;
 }
 
 /**
@@ -163,7 +172,7 @@ interface Undecided {
  * compiled.touchedConstraints and touchedChecks), which it returns: marks, not fresh arrays, so a
  * judgement allocates nothing to know them.
  */
-function touchedBy(compiled: Compiled, changed: readonly string[]): number {
+function touchedBy(compiled: Compiled, changed: readonly number[]): number {
   // A mark past what the arrays hold would match none: start again from 1 with the arrays cleared.
   if (compiled.judgements === 0xffffffff) {
     compiled.judgements = 0;
@@ -172,7 +181,7 @@ function touchedBy(compiled: Compiled, changed: readonly string[]): number {
   }
   const mark = ++compiled.judgements;
   for (const f of changed) {
-    const r = compiled.readers.get(f);
+    const r = compiled.readers[f];
     if (!r) continue;
     for (const i of r.constraints) compiled.touchedConstraints[i] = mark;
     for (const i of r.checks) compiled.touchedChecks[i] = mark;
@@ -182,10 +191,15 @@ function touchedBy(compiled: Compiled, changed: readonly string[]): number {
 
 /** What judging one partial completion gives, with each check's answer kept for its children. */
 interface Judged {
-  sketch: Sketch;
-  undecided: Undecided[];
+  /** A constraint rules it out. */
+  dead: boolean;
+  /** The verdicts its worlds may get (couldOf); none when dead. */
+  could: readonly VerdictId[];
+  /** Each check's answer (the undecided ones are the `unknown`), and each constraint's, by place in Compiled. */
   checks: Checked[];
   constraints: Checked[];
+  /** constraintNeedsOf's answer, once asked. */
+  constraintNeeds: number[] | undefined;
 }
 
 /**
@@ -196,60 +210,70 @@ interface Judged {
  * them are known has changed).
  */
 /** Whether every one of `names` is known (a loop: a closure per check and judgement added up). */
-function allKnown(names: readonly string[], facts: SearchFacts): boolean {
-  for (const f of names) if (!facts.values.has(f)) return false;
+function allKnown(places: readonly number[], facts: SearchFacts): boolean {
+  const slots = facts.values.slots;
+  for (let i = 0; i < places.length; i++) {
+    const at = places[i]!;
+    if (at < 0 || slots[at] === undefined) return false;
+  }
   return true;
 }
 
-function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly string[], moved?: ReadonlySet<string>): Judged {
+function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: readonly number[], moved?: Uint8Array): Judged {
   const compiled = compiledOf(set);
   const touched = changed && from ? touchedBy(compiled, changed) : 0;
-  const constraints: Checked[] = [];
-  const open: Checked[] = [];
+  // Arrays of their final length: grown by push, they were copied as they grew, and the search
+  // keeps every node's.
+  const constraints: Checked[] = new Array<Checked>(compiled.constraints.length);
   // Indexed loops: entries() made a pair for every constraint and check of every judgement, a
   // third of what a write-up's search allocated.
   for (let i = 0; i < compiled.constraints.length; i++) {
     const k = compiled.constraints[i]!;
-    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, facts, moved!) : check(k.when, facts);
-    constraints.push(c);
-    if (c.truth === 'true') return { sketch: { dead: true, blocked: false, possible: [], open: [] }, undecided: [], checks: [], constraints };
-    if (c.truth === 'unknown') open.push(c);
+    const c = touched && compiled.touchedConstraints[i] !== touched ? reused(from!.constraints[i]!, moved!) : check(k.when, facts);
+    // A partial completion a constraint rules out is never extended: nothing of it is read again.
+    if (c.truth === 'true') return DEAD;
+    constraints[i] = c;
   }
-  const checks: Checked[] = [];
-  // The verdicts of the checks that fired and of those left undecided, each once.
-  const fired: VerdictId[] = [];
-  const opened: VerdictId[] = [];
-  const undecided: Undecided[] = [];
+  const checks: Checked[] = new Array<Checked>(compiled.checks.length);
+  // The verdicts of the checks that fired and of those left undecided, as bits (Compiled.verdicts).
+  let fired = 0;
+  let opened = 0;
   for (let i = 0; i < compiled.checks.length; i++) {
     const r = compiled.checks[i]!;
     let c: Checked;
-    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, facts, moved!);
+    if (touched && from!.checks.length && compiled.touchedChecks[i] !== touched) c = reused(from!.checks[i]!, moved!);
     else if (r.requires && !allKnown(r.requires, facts)) c = FALSE; // not applied until they are known
     else c = check(r.when, facts);
-    checks.push(c);
-    if (c.truth === 'true') {
-      if (!fired.includes(r.verdict)) fired.push(r.verdict);
-    } else if (c.truth === 'unknown') {
-      undecided.push({ verdict: r.verdict, weight: r.weight, check: c });
-      if (!opened.includes(r.verdict)) opened.push(r.verdict);
-    }
+    checks[i] = c;
+    if (c.truth === 'true') fired |= r.bit;
+    else if (c.truth === 'unknown') opened |= r.bit;
   }
-  const blocked = fired.includes(set.verdicts.fallback.id);
-  // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
-  const floor = set.verdicts.order.find((e) => fired.includes(e.id) && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
-  const { possible } = possibleOf(set.verdicts, (v) => fired.includes(v), (v) => opened.includes(v));
-  return { sketch: { dead: false, blocked, floor, possible, open }, undecided, checks, constraints };
+  return { dead: false, could: couldOf(set, compiled, fired, opened), checks, constraints, constraintNeeds: undefined };
 }
+
+/** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
+const DEAD: Judged = { dead: true, could: [], checks: [], constraints: [], constraintNeeds: [] };
 
 /**
  * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
  * fired insufficient-evidence check holds back), or the fallback while no verdict below is
- * established whatever the rest.
+ * established whatever the rest. A function of which verdicts' checks fired and which are left
+ * undecided (as bits), so worked out once per rule set and pair of them: the lists are shared,
+ * read-only.
  */
-function couldOf(set: RuleSet, s: Sketch): VerdictId[] {
-  const out = s.possible.filter((v) => !(s.blocked && set.verdicts.holds_back.includes(v)));
-  if (s.floor === undefined) out.push(set.verdicts.fallback.id);
-  return out;
+function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number): readonly VerdictId[] {
+  const key = fired * compiled.span + opened;
+  const known = compiled.could.get(key);
+  if (known) return known;
+  const bit = compiled.bit;
+  const blocked = (fired & bit(set.verdicts.fallback.id)) !== 0;
+  // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
+  const floor = set.verdicts.order.find((e) => (fired & bit(e.id)) !== 0 && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  const { possible } = possibleOf(set.verdicts, (v) => (fired & bit(v)) !== 0, (v) => (opened & bit(v)) !== 0);
+  const could = possible.filter((v) => !(blocked && set.verdicts.holds_back.includes(v)));
+  if (floor === undefined) could.push(set.verdicts.fallback.id);
+  compiled.could.set(key, could);
+  return could;
 }
 
 
@@ -270,15 +294,13 @@ interface Node {
   field: string | undefined;
   value: FactValue | undefined;
   /** The partial completions one step on from this one, by the id of the pair that step sets (Worlds.idOf). */
-  kids?: Map<number, Node>;
+  kids: Map<number, Node> | undefined;
   /** addedOf's answer, once asked (witnesses only: the search keeps every node, so not a copy each). */
-  added?: ReadonlyMap<string, FactValue>;
-  /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending. */
-  ids: readonly number[];
+  added: ReadonlyMap<string, FactValue> | undefined;
+  /** Its memo key: the ids of its field=value pairs (Worlds.idOf), ascending, one character each. */
+  key: string;
   dead: boolean;
-  could: VerdictId[];
-  sketch: Sketch;
-  undecided: Undecided[];
+  could: readonly VerdictId[];
   facts: SearchFacts;
   judged: Judged;
 }
@@ -309,6 +331,11 @@ class Domains {
   }
   has(field: string): boolean {
     return this.get(field).length > 0;
+  }
+  /** has() of the case field at a place (slotOf), remembered by place. */
+  private readonly byPlace: Array<boolean | undefined> = [];
+  hasAt(at: number): boolean {
+    return (this.byPlace[at] ??= this.has(slotName(at)));
   }
 }
 
@@ -343,7 +370,11 @@ class Worlds {
     if (!byValue) this.pairs.set(field, (byValue = new Map()));
     // Domain values are primitives or one shared list per field, so identity is equality here.
     let id = byValue.get(value);
-    if (id === undefined) byValue.set(value, (id = this.nextId++));
+    if (id === undefined) {
+      // A memo key holds one UTF-16 unit per pair; the domains give a few thousand pairs at most.
+      if (this.nextId > 0xffff) throw new Error('the search set more field=value pairs than its memo keys can hold');
+      byValue.set(value, (id = this.nextId++));
+    }
     return id;
   }
   private nextId = 0;
@@ -355,7 +386,7 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
-    return this.keep('', undefined, undefined, undefined, [], facts, judgeFull(this.set, facts));
+    return this.keep('', undefined, undefined, undefined, facts, judgeFull(this.set, facts));
   }
 
   /**
@@ -369,11 +400,10 @@ class Worlds {
     // found without building the key.
     const again = parent.kids?.get(id);
     if (again) return again;
-    const ids = [...parent.ids];
+    const ids = parent.key;
     let at = ids.length;
-    while (at > 0 && ids[at - 1]! > id) at--;
-    ids.splice(at, 0, id);
-    const key = ids.join(',');
+    while (at > 0 && ids.charCodeAt(at - 1) > id) at--;
+    const key = ids.slice(0, at) + String.fromCharCode(id) + ids.slice(at);
     const hit = this.memo.get(key);
     if (hit) {
       (parent.kids ??= new Map()).set(id, hit);
@@ -382,14 +412,13 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    const n = this.keep(key, parent, field, value, ids, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    const n = this.keep(key, parent, field, value, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
     (parent.kids ??= new Map()).set(id, n);
     return n;
   }
 
-  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, ids: readonly number[], facts: SearchFacts, judged: Judged): Node {
-    const s = judged.sketch;
-    const n: Node = { parent, field, value, ids, dead: s.dead, could: s.dead ? [] : couldOf(this.set, s), sketch: s, undecided: judged.undecided, facts, judged };
+  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, facts: SearchFacts, judged: Judged): Node {
+    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts, judged };
     this.memo.set(key, n);
     return n;
   }
@@ -399,20 +428,27 @@ class Worlds {
    * first. With `firstOnly`, only the first of them (or none): a try that has learnt nothing yet
    * fills the first, and working out the rest was most of a write-up's search.
    */
-  private fields(n: Node, target: VerdictId | undefined, firstOnly = false): string[] {
+  private fields(n: Node, target: VerdictId | undefined, firstOnly = false, withChecks = true): string[] {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
-    const values = n.facts.values;
+    const slots = n.facts.values.slots;
     const out: string[] = [];
-    // Each field judged once (a list search per field made this a third of a write-up's search).
-    const seen = new Set<string>();
+    // Each field judged once (a list search per field made this a third of a write-up's search):
+    // marked by this call's number, by place.
+    const seen = this.seen;
+    if (this.seenRun === 0xffffffff) {
+      this.seenRun = 0;
+      seen.fill(0);
+    }
+    const run = ++this.seenRun;
     /** Adds the fields of `needs` not seen yet; true when the caller has what it asked for. */
-    const addAll = (needs: readonly string[]): boolean => {
-      for (const f of needs) {
-        if (seen.has(f)) continue;
-        seen.add(f);
-        if (values.get(f) === undefined && this.domains.has(f)) {
-          out.push(f);
+    const addAll = (needs: readonly number[]): boolean => {
+      for (let k = 0; k < needs.length; k++) {
+        const f = needs[k]!;
+        if (seen[f] === run) continue;
+        seen[f] = run;
+        if (slots[f] === undefined && this.domains.hasAt(f)) {
+          out.push(slotName(f));
           if (firstOnly) return true;
         }
       }
@@ -420,21 +456,36 @@ class Worlds {
     };
     const policy = this.set.verdicts;
     const rank = (v: VerdictId) => rankIn(policy, v);
-    const live = n.undecided.filter((u) => n.could.includes(u.verdict) || u.verdict === policy.fallback.id);
-    if (target !== undefined) {
-      for (const u of live) if (u.verdict === target && addAll(needsOf(u.check))) return out;
-      for (const u of live) if (u.verdict !== target && u.verdict !== policy.fallback.id && rank(u.verdict) < rank(target) && addAll(needsOf(u.check))) return out;
-      if (policy.holds_back.includes(target)) for (const u of live) if (u.verdict === policy.fallback.id && addAll(needsOf(u.check))) return out;
+    const fallback = policy.fallback.id;
+    // The undecided checks (in declaration order) of a verdict still in reach, or of the fallback.
+    const checks = n.judged.checks;
+    const compiled = compiledOf(this.set).checks;
+    const live = (i: number) => checks[i]!.truth === 'unknown' && (n.could.includes(compiled[i]!.verdict) || compiled[i]!.verdict === fallback);
+    if (withChecks) {
+      if (target !== undefined) {
+        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        for (let i = 0; i < checks.length; i++) {
+          const v = compiled[i]!.verdict;
+          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        }
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+      }
+      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
     }
-    for (const u of live) if (addAll(needsOf(u.check))) return out;
-    addAll(constraintNeedsOf(n.sketch));
+    addAll(constraintNeedsOf(n, compiledOf(this.set)));
     return out;
   }
 
+  /** fields()'s marks, by place, and the number of its last call. */
+  private readonly seen = new Uint32Array(SLOT_COUNT);
+  private seenRun = 0;
+
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
-    const r = new Set<string>(constraintNeedsOf(n.sketch));
-    for (const u of n.undecided) for (const f of needsOf(u.check)) r.add(f);
+    const compiled = compiledOf(this.set);
+    const r = new Set<string>(constraintNeedsOf(n, compiled).map(slotName));
+    const checks = n.judged.checks;
+    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, n.facts)) r.add(slotName(f));
     return r;
   }
 
@@ -442,10 +493,10 @@ class Worlds {
   reach(target: VerdictId, n: Node): Witness | undefined {
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && constraintNeedsOf(n.sketch).length === 0;
+    const settled = alone && constraintNeedsOf(n, compiledOf(this.set)).length === 0;
     let fields: string[];
     if (settled) fields = [];
-    else if (alone) fields = this.fields({ ...n, undecided: [] }, undefined, !this.learnt);
+    else if (alone) fields = this.fields(n, undefined, !this.learnt, false);
     else fields = this.fields(n, target, !this.learnt);
     if (!fields.length) {
       // Nothing left to fill that the judgement reads: this partial completion stands for its

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BASE_BY_NAME, caseFacts, factsOfValues, factsWith, FACT_CATALOGUE, searchFacts, type FactValue } from '../../src/facts/facts.js';
+import { BASE_BY_NAME, caseFacts, factsOfValues, factsWith, FACT_CATALOGUE, searchFacts, slotName, type FactValue } from '../../src/facts/facts.js';
 import { domainOf } from '../../src/engine/domains.js';
 import { expandCasePaths, loadCase } from '../../src/index.js';
 
@@ -27,7 +27,9 @@ describe('factsWith', () => {
         const field = unknown.splice(rand(unknown.length), 1)[0]!;
         const d = domainOf(field, new Map(parent.values));
         const value = d[rand(d.length)]!;
-        const { facts, changed } = factsWith(parent, field, value);
+        const step = factsWith(parent, field, value);
+        const facts = step.facts;
+        const changed = step.changed.map(slotName);
         const whole = factsOfValues(new Map([...[...parent.values].filter(([n]) => BASE_BY_NAME.has(n)), [field, value]]));
         steps++;
         const names = new Set([...facts.values.keys(), ...whole.values.keys()]);
