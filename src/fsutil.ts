@@ -1,4 +1,4 @@
-import { constants, fstatSync, openSync, closeSync, readSync, promises as fs, type Stats } from 'node:fs';
+import { constants, fstatSync, openSync, closeSync, readSync, statSync, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import os from 'node:os';
@@ -25,6 +25,17 @@ import { InputError } from './errors.js';
 let filesRead: Set<string> | undefined;
 const fileKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
 const recordRead = (st: { dev: number; ino: number }) => filesRead?.add(fileKey(st));
+
+/**
+ * Record `file` as an input of this run without reading it: its content came from elsewhere (the
+ * build's rules snapshot holds what the lexicon files say), yet the run rests on it, so no output
+ * may replace it. Nothing when no run is recorded or the file is not a regular file.
+ */
+export function recordInput(file: string): void {
+  if (!filesRead) return;
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (st?.isFile()) recordRead(st);
+}
 
 /**
  * Start a run's record of files read: the CLI calls it once per run. A library user that never

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { readSmallFile } from '../case/load.js';
 import { CLAIM_KINDS, type ClaimKind } from '../case/schema.js';
 import { InputError } from '../errors.js';
+import { recordInput } from '../fsutil.js';
 import { defaultRulesDir } from '../rules/load.js';
 import { parseYaml, validateYaml } from '../yamlfile.js';
 
@@ -160,7 +161,10 @@ export function buildLexicon({ f, c }: LexiconData): Lexicon {
  */
 export async function loadLexicon(rulesDir: string = defaultRulesDir()): Promise<Lexicon> {
   const snap = await (await import('../audit/rules-snapshot.js')).lexiconSnapshot(rulesDir);
-  return snap ? buildLexicon(snap as LexiconData) : buildLexicon(await readLexiconData(rulesDir));
+  if (!snap) return buildLexicon(await readLexiconData(rulesDir));
+  // Not read, yet inputs of this run all the same: no output may replace them.
+  for (const name of ['facts.yaml', 'claims.yaml']) recordInput(path.join(rulesDir, 'lexicon', name));
+  return buildLexicon(snap as LexiconData);
 }
 
 /** rules/lexicon/ of `rulesDir`, parsed and validated (every problem an InputError). */
