@@ -26,10 +26,30 @@ function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
   const j = n.judged;
   if (j.constraintNeeds) return j.constraintNeeds;
   const out: number[] = [];
-  for (let i = 0; i < j.constraints.length; i++) if (j.constraints[i]!.truth === 'unknown') for (const f of needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts)) if (!out.includes(f)) out.push(f);
+  // Each field once: marked with this call's number, by place (a list search per field added up).
+  if (NEEDS_SEEN.run === 0xffffffff) {
+    NEEDS_SEEN.run = 0;
+    NEEDS_SEEN.at.fill(0);
+  }
+  const run = ++NEEDS_SEEN.run;
+  const seen = NEEDS_SEEN.at;
+  for (let i = 0; i < j.constraints.length; i++) {
+    if (j.constraints[i]!.truth !== 'unknown') continue;
+    const needs = needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts);
+    for (let k = 0; k < needs.length; k++) {
+      const f = needs[k]!;
+      if (seen[f] !== run) {
+        seen[f] = run;
+        out.push(f);
+      }
+    }
+  }
   // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
   return (j.constraintNeeds = out.slice());
 }
+
+/** constraintNeedsOf's marks, by place, and the number of its last call. */
+const NEEDS_SEEN = { at: new Uint32Array(SLOT_COUNT), run: 0 };
 
 /** The exact answer, or the fast path's where the search ran out of budget. */
 export interface Settled {
@@ -96,7 +116,7 @@ interface Compiled {
   /** 2 ** verdicts.length: couldOf's key is fired * span + opened. */
   span: number;
   /** couldOf's answers, by that key. */
-  could: Map<number, readonly VerdictId[]>;
+  could: Map<number, { list: readonly VerdictId[]; mask: number }>;
   /** Per fact, by its place in the slots: the constraints and the checks that read it (their places above). */
   readers: Array<{ constraints: number[]; checks: number[] } | undefined>;
   /** Per constraint and per check, the last judgement (its number) that found it reading a changed fact. */
@@ -195,6 +215,8 @@ interface Judged {
   dead: boolean;
   /** The verdicts its worlds may get (couldOf); none when dead. */
   could: readonly VerdictId[];
+  /** The bits (Compiled.verdicts) of `could` and of the fallback: the verdicts whose undecided checks fields() reads. */
+  live: number;
   /** Each check's answer (the undecided ones are the `unknown`), and each constraint's, by place in Compiled. */
   checks: Checked[];
   constraints: Checked[];
@@ -248,11 +270,12 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
     if (c.truth === 'true') fired |= r.bit;
     else if (c.truth === 'unknown') opened |= r.bit;
   }
-  return { dead: false, could: couldOf(set, compiled, fired, opened), checks, constraints, constraintNeeds: undefined };
+  const could = couldOf(set, compiled, fired, opened);
+  return { dead: false, could: could.list, live: could.mask | compiled.bit(set.verdicts.fallback.id), checks, constraints, constraintNeeds: undefined };
 }
 
 /** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
-const DEAD: Judged = { dead: true, could: [], checks: [], constraints: [], constraintNeeds: [] };
+const DEAD: Judged = { dead: true, could: [], live: 0, checks: [], constraints: [], constraintNeeds: [] };
 
 /**
  * The verdicts the worlds of a partial completion may get: one the fold still allows (never one a
@@ -261,7 +284,7 @@ const DEAD: Judged = { dead: true, could: [], checks: [], constraints: [], const
  * undecided (as bits), so worked out once per rule set and pair of them: the lists are shared,
  * read-only.
  */
-function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number): readonly VerdictId[] {
+function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number): { list: readonly VerdictId[]; mask: number } {
   const key = fired * compiled.span + opened;
   const known = compiled.could.get(key);
   if (known) return known;
@@ -272,8 +295,9 @@ function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number
   const { possible } = possibleOf(set.verdicts, (v) => (fired & bit(v)) !== 0, (v) => (opened & bit(v)) !== 0);
   const could = possible.filter((v) => !(blocked && set.verdicts.holds_back.includes(v)));
   if (floor === undefined) could.push(set.verdicts.fallback.id);
-  compiled.could.set(key, could);
-  return could;
+  const answer = { list: could, mask: could.reduce((m, v) => m | bit(v), 0) };
+  compiled.could.set(key, answer);
+  return answer;
 }
 
 
@@ -460,7 +484,8 @@ class Worlds {
     // The undecided checks (in declaration order) of a verdict still in reach, or of the fallback.
     const checks = n.judged.checks;
     const compiled = compiledOf(this.set).checks;
-    const live = (i: number) => checks[i]!.truth === 'unknown' && (n.could.includes(compiled[i]!.verdict) || compiled[i]!.verdict === fallback);
+    const reachable = n.judged.live;
+    const live = (i: number) => checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
     if (withChecks) {
       if (target !== undefined) {
         for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
