@@ -79,13 +79,15 @@ function compare(c: Case, v: CaseVerdict, t: Tally, o = oracle(rules.set, c, LIM
 }
 
 /**
- * A random completion of the case's relevant unknown fields, with `forget` of them left unknown.
- * The forgotten ones are drawn from all of them, or (`forget` > 0, every other case) from the
- * fields with a domain: most relevant fields cannot change a given case's verdict, so forgetting
- * any two of them left nearly every generated case definite, and `possible` and `decides` were
- * compared on almost no undecided case.
+ * A random completion of the case's relevant unknown fields, with `forget` of them left unknown,
+ * drawn from all of them, or from `among` (the fields that decide an undecided shipped case: most
+ * relevant fields cannot change a given case's verdict, so forgetting any one or two of them left
+ * nearly every generated case definite, and `possible` and `decides` were compared on none
+ * undecided). With `among`, the values are drawn one field at a time, each from those that leave
+ * no constraint surely broken (the oracle's own three-valued reading of the partial world), so the
+ * completion is most often consistent: drawn all at once, nearly every one broke a constraint.
  */
-function generated(c: Case, forget: number, withDomain = false, among?: readonly string[]): Case {
+function generated(c: Case, forget: number, among?: readonly string[]): Case {
   const known = knownFields(c);
   const all = derive(known);
   const open = [...relevantFields(rules.set)].filter((f) => !known.has(f));
@@ -93,20 +95,18 @@ function generated(c: Case, forget: number, withDomain = false, among?: readonly
   delete out.expected;
   delete out.claims;
   const keep = new Set<string>();
-  const pool = among?.length ? among.filter((f) => open.includes(f)) : withDomain ? open.filter((f) => domainOf(f, all).length > 1) : open;
+  const stepwise = among !== undefined;
+  // A case that no single field splits lends its fields with a domain instead.
+  const pool = among?.length ? among.filter((f) => open.includes(f)) : stepwise ? open.filter((f) => domainOf(f, all).length > 1) : open;
   while (keep.size < Math.min(forget, pool.length)) keep.add(pool[rand(pool.length)]!);
-  // withDomain: the values are drawn one field at a time, each from those that leave no
-  // constraint surely broken (the oracle's own three-valued reading of the partial world), so the
-  // completion is most often consistent. Drawn all at once, nearly every random completion broke
-  // a constraint and only cases whose verdict no field could move were left to compare.
   const assign = new Map(known);
-  const order = withDomain ? shuffled(open) : open;
+  const order = stepwise ? shuffled(open) : open;
   for (const f of order) {
     if (keep.has(f)) continue;
     const d = domainOf(f, all);
     if (!d.length) continue;
     let x = d[rand(d.length)];
-    if (withDomain) {
+    if (stepwise) {
       for (const y of shuffled(d)) {
         assign.set(f, y);
         if (!surelyBroken(rules.set, derive(assign))) {
@@ -169,7 +169,7 @@ describe('the engine agrees with the oracle', () => {
       // left unknown (which fields to forget is all the engine's answer is used for here; the
       // expectation is the oracle's).
       const open = i % 4 === 1 ? undecided[rand(undecided.length)] : undefined;
-      const c = open ? generated(open.c, 1 + rand(3), true, open.decides) : generated(shipped[rand(shipped.length)]!, 1 + rand(2));
+      const c = open ? generated(open.c, 1 + rand(3), open.decides) : generated(shipped[rand(shipped.length)]!, 1 + rand(2));
       // The oracle first: a case with no consistent completion (most random ones break a
       // constraint) or too many to enumerate has nothing to compare, so the engine is not asked.
       const o = oracle(rules.set, c, LIMIT);

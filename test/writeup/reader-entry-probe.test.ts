@@ -1,20 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { evaluateCase, loadRules, type Case, type Rules } from '../../src/index.js';
-import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/index.js';
+import { describe, expect, it } from 'vitest';
+import { evaluateCase, type Case } from '../../src/index.js';
+import { at, excerptReader, type Obj } from './excerpt.js';
 
-type Obj = Record<string, unknown>;
-const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Obj)[k] : undefined), c);
-
-const root = path.resolve(import.meta.dirname, '../..');
-let lex: Lexicon;
-let rules: Rules;
-beforeAll(async () => {
-  lex = await loadLexicon();
-  rules = await loadRules(path.join(root, 'rules'));
-});
-const extract = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
-const read = (text: string) => extract(text).case as unknown as Obj;
+const { extract, read, rules } = excerptReader();
 
 // Verbatim excerpts of the real threads (cases/writeups/real/023, 027): each row failed before the
 // entry-probe readers (probe.kind was no case field, and no reader wrote it).
@@ -113,7 +101,7 @@ describe('an entry probe read from a write-up (issue 21)', () => {
   });
 
   it('bcc#4198 is decided observer-gap by interpret/entry-probe-calls-unrecorded, with no pool to miss', async () => {
-    const v = await evaluateCase(extract(BCC_4198).case as Case, rules);
+    const v = await evaluateCase(extract(BCC_4198).case as Case, rules());
     expect(v.verdict).toBe('observer-gap');
     expect(v.possible).toEqual(['observer-gap']);
     expect(v.findings.map((f) => f.rule)).toContain('interpret/entry-probe-calls-unrecorded');
@@ -124,7 +112,7 @@ describe('an entry probe read from a write-up (issue 21)', () => {
     // https://github.com/wkz/ply/issues/16: the predicate keeps find's calls, and the prose runs find.
     const x = extract(PLY_16);
     expect(at(x.case as unknown as Obj, 'ledger.records_only_eligible')).toBe(true);
-    const v = await evaluateCase(x.case as Case, rules);
+    const v = await evaluateCase(x.case as Case, rules());
     expect(v.verdict).toBe('observer-gap');
     expect(v.findings.map((f) => f.rule)).toContain('interpret/entry-probe-calls-unrecorded');
   });
@@ -133,7 +121,7 @@ describe('an entry probe read from a write-up (issue 21)', () => {
     // 52 records lost, but how many opens find made and how many ply recorded is not said, and
     // nothing says the test is find's: a world where every eligible call has its record (the
     // losses other calls') stays consistent.
-    const v = await evaluateCase(extract(PLY_16.replace('In another shell run a find command like ```find / -type f -print```', '')).case as Case, rules);
+    const v = await evaluateCase(extract(PLY_16.replace('In another shell run a find command like ```find / -type f -print```', '')).case as Case, rules());
     expect(v.possible).toEqual(['observer-gap', 'insufficient-evidence', 'fully-observed']);
     expect(v.decides).toContain('ledger.eligible');
   });

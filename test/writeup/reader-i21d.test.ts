@@ -1,20 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { evaluateCase, loadRules, type Case, type Rules } from '../../src/index.js';
-import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/index.js';
+import { describe, expect, it } from 'vitest';
+import { evaluateCase, type Case } from '../../src/index.js';
+import { at, excerptReader, type Obj } from './excerpt.js';
 
-type Obj = Record<string, unknown>;
-const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Obj)[k] : undefined), c);
-
-const root = path.resolve(import.meta.dirname, '../..');
-let lex: Lexicon;
-let rules: Rules;
-beforeAll(async () => {
-  lex = await loadLexicon();
-  rules = await loadRules(path.join(root, 'rules'));
-});
-const extract = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
-const read = (text: string) => extract(text).case as unknown as Obj;
+const { extract, read, rules } = excerptReader();
 
 // The verbatim comment of jcanseco on iovisor/bcc#1667 (cases/writeups/real/013): filetop, a bcc tool
 // whose probes are entry kprobes, shows nothing because its targets run as inline copies.
@@ -90,13 +78,13 @@ describe('an observer that registered and saw none of the calls (issue 21)', () 
     const x = extract(BCC_1667);
     // The two targets are one thread's two probes: a disagreement the audit shows, never a blend.
     expect(x.conflicts.map((k) => k.path)).toEqual(['probe.target']);
-    const v = await evaluateCase(x.case as unknown as Case, rules);
+    const v = await evaluateCase(x.case as unknown as Case, rules());
     expect(v.verdict).toBe('observer-gap');
     expect(v.possible).toEqual(['observer-gap']);
     expect(v.findings.map((f) => f.rule)).toContain('interpret/entry-probe-calls-unrecorded');
     // The same facts with the other target get the same verdict: the verdict rests on no target.
     const other = structuredClone(x.case) as unknown as Obj;
     (other.probe as Obj).target = '__vfs_write';
-    expect((await evaluateCase(other as unknown as Case, rules)).verdict).toBe('observer-gap');
+    expect((await evaluateCase(other as unknown as Case, rules())).verdict).toBe('observer-gap');
   });
 });
