@@ -1,6 +1,6 @@
 import type { LineProblem } from '../errors.js';
 import { parseBpftoolLinks, parseBpftoolLinksJson, parseBpftoolProgs } from './bpftool.js';
-import { bpftraceProbes, parseBpftraceOutput } from './bpftrace.js';
+import { bpftraceClausePoints, bpftraceProbes, bpftraceScriptPoints, parseBpftraceOutput } from './bpftrace.js';
 import { parseCpuPossible } from './cpus.js';
 import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
 import { errnoForReason, parseErrorLog } from './errorLog.js';
@@ -797,6 +797,11 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3); the
       // interface stays `other`, as a write-up's prose names it, and probe.bpf_attach says which.
       if (p.kind === 'fexit') f.add('probe.bpf_attach', 'fexit', scriptAt + 1, script.slice(p.index).split(/[:{\s]/)[0], subject);
+      // A `kretprobe:` clause on one function is a real kretprobe made through perf_event_open, with
+      // the kernel's default pool (kernel-facts.md §9); only a wildcard (or, where the kernel has
+      // it, a list) may become one kprobe_multi link, which bpftool link show then names.
+      const points = ret?.kind === 'kretprobe' ? bpftraceClausePoints(script, p.index) : undefined;
+      if (points?.length === 1 && !/[*?]/.test(points[0]!)) f.add('probe.bpf_attach', 'perf-kretprobe', scriptAt + 1, points[0], subject);
       if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
       if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);
     }
@@ -817,6 +822,13 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     if (reason) f.add('probe.registration.reason', reason, failedAt, reason, subject);
   } else if (r.attached) {
     f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
+    // A wildcard return clause that bpftrace counted as more probes than the script names was
+    // expanded into one perf_event_open kretprobe per function: a kprobe_multi link is one probe.
+    const script = scriptAt >= 0 ? lines[scriptAt]! : '';
+    const ret = scriptAt >= 0 ? bpftraceProbes(script).find((p) => p.kind === 'kretprobe') : undefined;
+    const all = ret ? bpftraceScriptPoints(script) : undefined;
+    const own = ret ? bpftraceClausePoints(script, ret.index) : undefined;
+    if (all !== undefined && own?.length === 1 && /[*?]/.test(own[0]!) && r.attached.probes > all) f.add('probe.bpf_attach', 'perf-kretprobe', r.attached.line, 'Attaching', subject);
     // bpftrace enables every probe once all are attached, before it prints anything: output after
     // "Attaching N probes..." (a probe's line, a map) shows the session ran with them armed.
     if (lines.slice(r.attached.line).some((l) => l.trim() !== '')) f.add('probe.armed', true, r.attached.line, 'Attaching', subject);

@@ -93,3 +93,51 @@ export function countMapKinds(script: string): Map<string, 'entry' | 'return'> {
   });
   return out;
 }
+
+/** A clause's header without its predicate (`kretprobe:a, kretprobe:b /pid == 1/`), split into attach points. */
+const headerPoints = (header: string): string[] =>
+  header
+    .replace(/\s\/.*$/s, '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+
+/**
+ * The attach points of the clause whose header holds the probe at `index` (`kr:a,kr:b {` gives
+ * both): from the end of the previous clause, or the quote that opens the script, to its `{`.
+ * Undefined when the line does not show the clause's `{`.
+ */
+export function bpftraceClausePoints(script: string, index: number): string[] | undefined {
+  const start = Math.max(script.lastIndexOf('}', index), script.lastIndexOf("'", index), script.lastIndexOf('"', index)) + 1;
+  const brace = script.indexOf('{', index);
+  if (brace < 0) return undefined;
+  return headerPoints(script.slice(start, brace));
+}
+
+/**
+ * How many attach points a one-line `bpftrace -e '…'` script names in all of its clause headers
+ * (BEGIN and END count: bpftrace's "Attaching N probes" counts them), when a wildcard names one of
+ * them only; undefined when the script is not whole on the line, its braces do not balance, or more
+ * than one point is a wildcard (then N cannot say which of them was expanded).
+ */
+export function bpftraceScriptPoints(line: string): number | undefined {
+  const open = line.indexOf("'");
+  const close = line.lastIndexOf("'");
+  if (open < 0 || close <= open) return undefined;
+  const body = line.slice(open + 1, close);
+  const points: string[] = [];
+  let depth = 0;
+  let header = '';
+  for (const ch of body) {
+    if (ch === '{') {
+      if (depth === 0) points.push(...headerPoints(header));
+      depth++;
+    } else if (ch === '}') {
+      depth--;
+      if (depth < 0) return undefined;
+      if (depth === 0) header = '';
+    } else if (depth === 0) header += ch;
+  }
+  if (depth !== 0 || header.trim() !== '') return undefined;
+  return points.filter((p) => /[*?]/.test(p)).length === 1 ? points.length : undefined;
+}

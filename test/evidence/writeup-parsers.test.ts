@@ -29,6 +29,25 @@ describe('bpftrace output', () => {
   });
 
   it.each([
+    // One function: a perf_event_open kretprobe (kernel-facts.md §9).
+    ["# bpftrace -e 'kretprobe:vfs_read { @r = count(); }'\nAttaching 1 probe...\n@r: 3\n", 'perf-kretprobe'],
+    ["# bpftrace -e 'kprobe:vfs_read { @e = count(); } kr:vfs_read { @r = count(); }'\nAttaching 2 probes...\n", 'perf-kretprobe'],
+    // A wildcard bpftrace counted as more probes than the script names was expanded, one kretprobe each.
+    ["# bpftrace -e 'kretprobe:krtfix_* { @returns = count(); }'\nAttaching 2 probes...\n@returns: 10\n", 'perf-kretprobe'],
+    ["# bpftrace -e 'BEGIN { } kretprobe:krtfix_* { @r = count(); } END { }'\nAttaching 5 probes...\n", 'perf-kretprobe'],
+    // One probe for the wildcard: a kprobe_multi link where the kernel has it (bpftool link show says).
+    ["# bpftrace -e 'kretprobe:krtfix_* { @returns = count(); }'\nAttaching 1 probe...\n@returns: 8\n", undefined],
+    ["# bpftrace -e 'BEGIN { } kretprobe:krtfix_* { @r = count(); } END { }'\nAttaching 3 probes...\n", undefined],
+    // A list may be one link; two wildcards cannot say which was expanded.
+    ["# bpftrace -e 'kretprobe:vfs_read,kretprobe:vfs_write { @r = count(); }'\nAttaching 2 probes...\n", undefined],
+    ["# bpftrace -e 'kprobe:krtfix_* { } kretprobe:krtfix_* { @r = count(); }'\nAttaching 4 probes...\n", undefined],
+    // A trampoline is one.
+    ["# bpftrace -e 'fexit:vfs_read { @r = count(); }'\nAttaching 1 probe...\n", 'fexit'],
+  ])('bpftrace states how its return probe sits on the function: %j', (text, attach) => {
+    expect(Object.fromEntries(readArtifact('bpftrace', text).facts.map((f) => [f.path, f.value]))['probe.bpf_attach']).toBe(attach);
+  });
+
+  it.each([
     ["kretprobe:vfs_read { @r = count(); }", [['kretprobe', undefined, 'vfs_read']]],
     ["kr:nfsd:nfsd_dispatch { }", [['kretprobe', 'nfsd', 'nfsd_dispatch']]],
     ["fexit:nvme_core:nvme_complete_rq { @done = count(); }", [['fexit', 'nvme_core', 'nvme_complete_rq']]],
