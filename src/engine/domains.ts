@@ -72,8 +72,14 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   // An entry probe has no pool to size and nothing returns through it: the only consistent
   // completion leaves its pool unset and its return side empty (constraints/entry-probe-has-no-pool).
   if (known.get('probe.kind') === 'entry') {
-    if (field === 'probe.maxactive.requested' || field === 'probe.maxactive.effective') return [];
+    if (field === 'probe.maxactive.requested' || field === 'probe.maxactive.effective' || field === 'probe.bpf_attach' || field === 'probe.bpf_functions') return [];
     if (field === 'ledger.returns' || field === 'ledger.in_flight_at_stop') return [0];
+  }
+  // How a BPF program sits on the return means nothing for an interface that is no BPF program
+  // (src/facts/capacity.ts bpfAttach reads it for bpftrace, a BPF link or another tool only).
+  if (field === 'probe.bpf_attach' || field === 'probe.bpf_functions') {
+    const iface = known.get('probe.interface');
+    if (iface !== undefined && iface !== 'bpftrace' && iface !== 'bpf-link' && iface !== 'other') return [];
   }
   if (f.values) return [...f.values];
   // An experiment nobody reported bounds nothing (capacity.overlap_experiment is false without

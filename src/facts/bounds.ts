@@ -49,7 +49,7 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
-    name: 'bounds.entry_hits_needed', type: 'number', basis: 'Read missed and filtered cases separately; kernel-facts.md §2 (a call that finds the pool empty is missed after the kprobe fired)',
+    name: 'bounds.entry_hits_needed', type: 'number', floor: true, basis: 'Read missed and filtered cases separately; kernel-facts.md §2 (a call that finds the pool empty is missed after the kprobe fired)',
     description: 'entry-probe hits the return probe\'s own counts call for: entry records, rejections, and the calls beyond the pool at the demand peak (each a pool miss, and each passed the entry probe first)',
     inputs: ['bounds.entries_and_filtered', 'capacity.pool_excess'],
     derive: (i) => {

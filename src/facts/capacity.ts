@@ -16,6 +16,22 @@ export const bpfAttach = (i: Inputs): 'kprobe-multi' | 'fexit' | undefined => {
 };
 
 /**
+ * The interface is one a BPF program can be (bpftrace, a BPF link, another tool) and the case does
+ * not say how it sits on the return: a perf kretprobe (the default pool), a kprobe_multi link (its
+ * own pool, none from 6.14) and a BPF trampoline (no pool, no kretprobe counters) are each a
+ * completion. Every derivation that reads probe.bpf_attach answers only what all three agree on
+ * (issue 20: the oracle found the unstated attach read as a perf kretprobe, while a fexit completion
+ * of the same case was fully observed). The readers state it where the tool fixes it (bpftrace's
+ * `kretprobe:` on one function is a perf kretprobe; bpftool link show names the link).
+ */
+export const bpfAttachOpen = (i: Inputs): boolean => {
+  // An entry probe has no return to sit on (and no completion gives it one: src/engine/domains.ts).
+  if (str(i, 'probe.kind') === 'entry') return false;
+  const iface = str(i, 'probe.interface');
+  return (iface === 'bpftrace' || iface === 'bpf-link' || iface === 'other') && str(i, 'probe.bpf_attach') === undefined;
+};
+
+/**
  * Whether the probe under investigation is an entry probe (probe.kind: entry): a kprobe, a tracefs
  * `p:` event, bpftrace's or ply's `kprobe:`, bcc's attach_kprobe. It takes no instance: only a
  * kretprobe's pre-handler takes one from the pool (kernel-facts.md §2), and a kprobe's only miss
@@ -33,7 +49,7 @@ const outcome = (i: Inputs) => {
     return typeof pool === 'number' ? { kind: 'value' as const, value: pool, rule: 'a kprobe_multi link: one pool of functions x 2 x possible CPUs' } : undefined;
   }
   const iface = str(i, 'probe.interface') as ProbeInterface | undefined;
-  if (iface === undefined) return undefined;
+  if (iface === undefined || bpfAttachOpen(i)) return undefined;
   if (iface === 'fprobe' && bool(i, 'kernel.fprobe_without_pool') !== false) return undefined;
   const requested = num(i, 'probe.maxactive.requested');
   // Where the caller can ask for a number, an unstated request is no pool at all (issue 20): a
@@ -122,14 +138,14 @@ export const CAPACITY: readonly Derivation[] = [
         return none === undefined ? undefined : !none;
       }
       const iface = str(i, 'probe.interface');
-      if (iface === undefined || iface === 'other') return undefined;
+      if (iface === undefined || iface === 'other' || bpfAttachOpen(i)) return undefined;
       if (iface !== 'fprobe') return true;
       const without = bool(i, 'kernel.fprobe_without_pool');
       return without === undefined ? undefined : !without;
     },
   },
   {
-    name: 'capacity.demand_peak', type: 'number', basis: 'Separate in-flight calls from CPUs; Propose a controlled overlap fixture',
+    name: 'capacity.demand_peak', type: 'number', floor: true, basis: 'Separate in-flight calls from CPUs; Propose a controlled overlap fixture',
     description: 'a floor on the most calls inside the function at once, admitted or not: the largest of the demand a separate entry event measured, the accepted high-water mark (accepted calls are inside too), and every gated call of a fixture whose overlap was verified',
     inputs: ['concurrency.observed_demand_high_water', 'concurrency.observed_high_water', 'fixture.gated', 'fixture.overlap_verified', 'ledger.eligible'],
     derive: (i) => {
@@ -139,7 +155,7 @@ export const CAPACITY: readonly Derivation[] = [
     },
   },
   {
-    name: 'capacity.pool_excess', type: 'number', basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
+    name: 'capacity.pool_excess', type: 'number', floor: true, basis: 'Separate in-flight calls from CPUs; Read missed and filtered cases separately',
     description: 'calls beyond the pool at the demand peak that cannot have held an instance: demand peak less the pool less the calls the entry handler filtered (a filtered call holds none while it runs); each is a pool miss',
     inputs: ['capacity.has_pool', 'capacity.effective_maxactive', 'capacity.demand_peak', 'accounting.filtered'],
     derive: (i) => {

@@ -1,4 +1,4 @@
-import { bpfAttach, isEntryProbe } from './capacity.js';
+import { bpfAttach, bpfAttachOpen, isEntryProbe } from './capacity.js';
 import { and, bool, num, str, type Derivation, type Inputs } from './derive.js';
 
 const KEYS = ['nmissed', 'kprobe_nmissed', 'hits'] as const;
@@ -52,6 +52,13 @@ function sourceFits(source: string, iface: string | undefined, linkMissed: boole
 const SPLIT_INPUTS = ['counters.delta_valid', 'counters.source', 'counters.column_is_sum', 'counters.delta.column', ...snap('kprobe_nmissed'), 'capacity.pool_short', 'capacity.pool_excess', 'capacity.has_pool', 'probe.interface', 'probe.bpf_attach', 'probe.kind'] as const;
 interface Split { pool?: number; other?: number; poolMissed?: boolean; contradiction?: boolean }
 function split(i: Inputs): Split {
+  if (!bpfAttachOpen(i)) return splitOf(i);
+  // Unsaid whether it is a trampoline: that completion has none of a kretprobe's misses (both parts
+  // 0, no pool miss), so only what the others agree with it on is settled.
+  const r = splitOf(i);
+  return { ...(r.pool === 0 ? { pool: 0 } : {}), ...(r.other === 0 ? { other: 0 } : {}), ...(r.poolMissed === false ? { poolMissed: false } : {}) };
+}
+function splitOf(i: Inputs): Split {
   // No pool (a BPF trampoline; an fprobe or kprobe_multi link from 6.14): no call can find it
   // empty, so there are no pool misses to count or to hide, read or not (kernel-history.md §4).
   // A trampoline has no kprobe either: nothing of a kretprobe's misses exists (its skipped runs
@@ -240,7 +247,9 @@ export const COUNTERS: readonly Derivation[] = [
       // return event by name may be either: the counters are the named return event's, or unknown
       // (issue 20, class 4), and an unnamed return event binds nothing.
       const named = ce !== undefined && pe !== undefined ? ce === pe || ce.endsWith(`/${pe}`) || pe.endsWith(`/${ce}`) : lineBoundWithoutNames(i);
-      return and(fits, named);
+      const own = and(fits, named);
+      // With the attach unsaid, a trampoline completion makes any counter another probe's.
+      return bpfAttachOpen(i) && own !== false ? undefined : own;
     },
   },
   {

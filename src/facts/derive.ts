@@ -20,6 +20,14 @@ export interface Derivation {
   inputs: readonly string[];
   /** Pure: the value from the inputs, or undefined (unknown). Never reads anything else. */
   derive(i: Inputs): FactValue | undefined;
+  /**
+   * A floor (or another partial figure): a value known while some input is still unknown, which
+   * filling that input may raise (the demand peak from the measures known so far). Read as a
+   * floor it is sound; but what it rests on still decides what reads it, so the fields behind its
+   * unknown inputs count among the needs of any unknown fact that reads it (issue 20: the oracle
+   * found fixture.gated deciding a verdict while no fact was seen to wait for it).
+   */
+  floor?: true;
 }
 
 /** Typed readers for derive bodies: a value of the wrong type reads as unknown. */
@@ -58,6 +66,8 @@ export interface Plan {
   changedMarks: { at: Uint32Array; run: number };
   /** needsInSlots's marks by place: the number of the call that visited the fact. */
   needMarks: { at: Uint32Array; run: number };
+  /** 1 at the place of each floor (Derivation.floor): the needs walks look through it, known or not. */
+  floor: Uint8Array;
 }
 
 /** Reading known fact values: a Map, or the search's FactSlots. */
@@ -109,7 +119,9 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
   const slot = new Map(slotNames.map((n, i) => [n, i]));
   const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
-  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needMarks: { at: new Uint32Array(slotNames.length), run: 0 } };
+  const floor = new Uint8Array(slotNames.length);
+  for (const d of ordered) if (d.floor) floor[slot.get(d.name)!] = 1;
+  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, floor };
 }
 
 /**
@@ -375,9 +387,21 @@ export class Needs extends Map<string, string[]> {
       if (!this.p.baseNames.has(name)) return undefined;
       n = [name];
     } else {
-      n = mergeInputNeeds(d.inputs, (k) => this.get(k));
+      n = mergeInputNeeds(d.inputs, (k) => this.#input(k));
     }
     memo.set(name, n);
+    return n;
+  }
+
+  /** What an input adds to a derived fact's needs: its own when unknown; a known floor's fields behind it. */
+  #input(name: string): string[] | undefined {
+    if (!this.known.has(name)) return this.get(name);
+    const d = this.p.byName.get(name);
+    if (!d?.floor) return undefined;
+    const memo = (this.#memo ??= this.#worked()).needs;
+    const key = `\u0000floor:${name}`;
+    let n = memo.get(key);
+    if (n === undefined) memo.set(key, (n = mergeInputNeeds(d.inputs, (k) => this.#input(k))));
     return n;
   }
 
@@ -422,7 +446,7 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
   const inputs = p.inputSlots[i - first]!;
   for (let m = 0; m < inputs.length; m++) {
     const k = inputs[m]!;
-    if (slots[k] === undefined && at[k] !== run) visitNeeds(p, slots, k, at, run, out);
+    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) visitNeeds(p, slots, k, at, run, out);
   }
 }
 
@@ -452,7 +476,7 @@ function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: n
   const inputs = p.inputSlots[i - first]!;
   for (let m = 0; m < inputs.length; m++) {
     const k = inputs[m]!;
-    if (slots[k] === undefined && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
+    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
   }
 }
 

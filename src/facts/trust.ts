@@ -1,4 +1,4 @@
-import { bpfAttach, isEntryProbe } from './capacity.js';
+import { bpfAttach, bpfAttachOpen, isEntryProbe } from './capacity.js';
 import { bool, num, or, str, type Derivation, type Inputs } from './derive.js';
 
 /**
@@ -22,13 +22,15 @@ const fired = (i: Inputs) => FIRED.some((k) => (num(i, k) ?? 0) > 0);
  * program's runs skipped for recursion (5.12, kprobe programs from 6.7). A loss on a channel this
  * probe does not write through hides none of its records.
  */
-function recordChannels(i: Inputs): Array<[number | undefined, boolean]> {
+function recordChannels(i: Inputs): Array<[number | undefined, boolean | undefined]> {
   const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
   const iface = str(i, 'probe.interface');
   const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
-  const bpf = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined;
-  const overrunsApplies = iface === undefined || bpf || iface === 'perf-probe';
-  const recursionApplies = iface === undefined || bpf;
+  // Another tool is a BPF program when the case says how it sits on the return; unsaid, it may be
+  // one (src/facts/capacity.ts bpfAttachOpen): whether its channels apply is then unknown.
+  const bpf: boolean | undefined = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined || (iface === 'other' && str(i, 'probe.bpf_attach') !== undefined) ? true : iface === 'other' && bpfAttachOpen(i) ? undefined : false;
+  const overrunsApplies = iface === undefined || iface === 'perf-probe' ? true : bpf;
+  const recursionApplies = iface === undefined ? true : bpf;
   return [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
 }
 
@@ -57,6 +59,9 @@ export const TRUST: readonly Derivation[] = [
       const iface = str(i, 'probe.interface');
       if (iface === 'tracefs' || iface === 'perf-probe' || iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined) return true;
       const bad = or(bool(i, 'probe.handler.may_sleep'), bool(i, 'probe.handler.blocking_locks'), bool(i, 'probe.handler.does_io'));
+      // Another tool that may be a BPF program (its attach unsaid) has handlers that cannot block in
+      // those completions: a blocking handler stated for it settles nothing.
+      if (bad === true && bpfAttachOpen(i)) return undefined;
       return bad === undefined ? undefined : !bad;
     },
   },
@@ -72,7 +77,7 @@ export const TRUST: readonly Derivation[] = [
     },
   },
   {
-    name: 'ledger.observations_lost', type: 'number', basis: 'Establish the probe’s actual scope (heavy printk can introduce unrelated lost observations); kernel-history.md §3 (recursion_misses)',
+    name: 'ledger.observations_lost', type: 'number', floor: true, basis: 'Establish the probe’s actual scope (heavy printk can introduce unrelated lost observations); kernel-history.md §3 (recursion_misses)',
     description: 'observations known lost, whatever the channel: trace events overwritten, printk records the log dropped, tracer buffer overruns, BPF program runs skipped for recursion (the known ones summed; unknown when none is known)',
     inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'],
     derive: (i) => {
@@ -94,9 +99,10 @@ export const TRUST: readonly Derivation[] = [
       const e = num(i, 'ledger.eligible');
       if (r !== undefined && e !== undefined && r >= e && num(i, 'ledger.foreign_records') === 0) return true;
       const channels = recordChannels(i);
-      if (channels.some(([x, applies]) => applies && x !== undefined && x > 0)) return false;
-      // Three-valued (issue 20): a channel this probe writes through with its loss unknown may have lost one.
-      if (channels.some(([x, applies]) => applies && x === undefined)) return undefined;
+      if (channels.some(([x, applies]) => applies === true && x !== undefined && x > 0)) return false;
+      // Three-valued (issue 20): a channel this probe writes through with its loss unknown may have
+      // lost one; a loss on a channel that may be this probe's may have been one of its records.
+      if (channels.some(([x, applies]) => applies !== false && (x === undefined || (applies === undefined && x > 0)))) return undefined;
       return true;
     },
   },
@@ -107,17 +113,17 @@ export const TRUST: readonly Derivation[] = [
     // Issue 20 (the oracle found it): as a floor it read an unknown channel as 0, so "lost no more
     // records than calls are open" was concluded while a completion losing one more said otherwise.
     derive: (i) => {
-      const channels = recordChannels(i).filter(([, applies]) => applies);
-      if (channels.some(([x]) => x === undefined)) return undefined;
-      return channels.reduce((a, [x]) => a + (x as number), 0);
+      const channels = recordChannels(i).filter(([, applies]) => applies !== false);
+      if (channels.some(([x, applies]) => x === undefined || (applies === undefined && x > 0))) return undefined;
+      return channels.reduce((a, [x, applies]) => a + (applies === true ? (x as number) : 0), 0);
     },
   },
   {
-    name: 'ledger.records_lost_known', type: 'number', basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
+    name: 'ledger.records_lost_known', type: 'number', floor: true, basis: 'Establish the probe’s actual scope (unrelated lost observations); kernel-history.md §3 (recursion_misses)',
     description: "a floor on the probe's own records lost: the known losses of those channels, summed (the total when every one is known); unknown when none of them is known. A comparison it passes holds whatever the unknown channels lost; one it fails waits for ledger.records_lost",
     inputs: ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen', 'probe.interface', 'probe.bpf_attach', 'probe.handler.heavy_printk'],
     derive: (i) => {
-      const known = recordChannels(i).filter(([x, applies]) => applies && x !== undefined).map(([x]) => x as number);
+      const known = recordChannels(i).filter(([x, applies]) => applies === true && x !== undefined).map(([x]) => x as number);
       return known.length ? known.reduce((a, b) => a + b, 0) : undefined;
     },
   },

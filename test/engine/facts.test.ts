@@ -48,7 +48,9 @@ describe('derived facts', () => {
     ['tracefs r8', 'tracefs', 8, 2, 8],
     ['bpftrace cannot choose', 'bpftrace', 0, 8, 16],
   ])('effective maxactive: %s', (_, iface, requested, cpus, expected) => {
-    expect(value(`kernel: { release: 6.12.95, possible_cpus: ${cpus} }\nprobe: { interface: ${iface}, maxactive: { requested: ${requested} } }`, 'capacity.effective_maxactive')).toBe(expected);
+    // A BPF tool's return probe is a perf kretprobe only when said (an unsaid attach may be a trampoline).
+    const attach = iface === 'bpftrace' ? ', bpf_attach: perf-kretprobe' : '';
+    expect(value(`kernel: { release: 6.12.95, possible_cpus: ${cpus} }\nprobe: { interface: ${iface}${attach}, maxactive: { requested: ${requested} } }`, 'capacity.effective_maxactive')).toBe(expected);
   });
 
   it.each([
@@ -186,7 +188,10 @@ describe('struct kretprobe fields as the counter source', () => {
   it.each([
     ['module', true],
     ['tracefs', true],
-    ['bpftrace', true],
+    ['bpftrace, bpf_attach: perf-kretprobe', true],
+    // Unsaid, the program may sit on a trampoline, which has no struct kretprobe (issue 20).
+    ['bpftrace', undefined],
+    ['other, bpf_attach: fexit', false],
     ['fprobe', false],
   ])('fit a %s return probe: %s', (iface, expected) => {
     expect(value(`probe: { interface: ${iface} }\ncounters: { source: module-field }`, 'counters.of_return_probe')).toBe(expected);

@@ -25,4 +25,36 @@ describe('found by the oracle', () => {
     expect(none.possible).toEqual(['insufficient-evidence']);
   });
 
+  it('an unstated BPF attach is not a perf kretprobe: a trampoline completion has no pool (o2-bpf-attach-unstated)', async () => {
+    const file = path.join(root, 'cases/exact/o2-bpf-attach-unstated.yaml');
+    const text = readFileSync(file, 'utf8');
+    const as = async (attach: string) => evaluateCase(parseCase(text.replace(/^  armed: true$/m, `  armed: true\n  bpf_attach: ${attach}`), 'o2.yaml'), rules);
+    const [perf, fexit, unstated] = [await as('perf-kretprobe'), await as('fexit'), await evaluateCase(await loadCase(file), rules)];
+    // A perf kretprobe's default pool (10) is two short of the twelve held callers: nothing is left
+    // in flight. A trampoline has no pool: no call is a capacity miss.
+    expect(perf.possible).toContain('capacity-missed');
+    expect(perf.possible).not.toContain('still-in-flight');
+    expect(fexit.possible).not.toContain('capacity-missed');
+    // The engine read the unstated attach as a perf kretprobe and so excluded what the pool could
+    // not explain; every answer of either completion stays possible, and the attach decides.
+    for (const v of [...perf.possible, ...fexit.possible].filter((x) => x !== 'insufficient-evidence')) expect(unstated.possible).toContain(v);
+    expect(unstated.possible).toContain('still-in-flight');
+    expect(unstated.decides).toContain('probe.bpf_attach');
+  });
+
+  it('a floor still rests on the fields behind it: the unstated gate decides (o3-floor-hides-gate)', async () => {
+    const file = path.join(root, 'cases/exact/o3-floor-hides-gate.yaml');
+    const text = readFileSync(file, 'utf8');
+    const gated = async (g: boolean) => evaluateCase(parseCase(text.replace('fixture: { overlap_verified: true }', `fixture: { overlap_verified: true, gated: ${g} }`), 'o3.yaml'), rules);
+    const [held, free, open] = [await gated(true), await gated(false), await evaluateCase(await loadCase(file), rules)];
+    // Five calls held at once against a pool of four: one pool miss, whatever else is unknown.
+    expect(held.possible).toEqual(['capacity-missed']);
+    expect(free.possible.length).toBeGreaterThan(1);
+    // The engine's decides was empty of the gate: the demand peak (a floor, known as 4) hid it.
+    expect(open.possible).toEqual(free.possible);
+    expect(open.decides[0]).toBe('fixture.gated');
+    // A module's probe is no BPF program: how one would sit on the return decides nothing.
+    expect(open.decides).not.toContain('probe.bpf_attach');
+  });
+
 });

@@ -30,7 +30,8 @@ describe('an entry probe in the facts', () => {
   ])('%s', (fact, entry, ret) => {
     const yaml = `${BASE}probe: { interface: bpf-link, target: ip_rcv, KIND registration: { result: ok, epoch: e } }\ncounters: { source: bpf-link, start: { epoch: e, nmissed: 0 }, end: { epoch: e, nmissed: 5 } }\nledger: { eligible: 100, entries: 97 }\n`;
     expect([fact, facts(yaml.replace('KIND', 'kind: entry,')).get(fact)]).toEqual([fact, entry]);
-    expect([fact, facts(yaml.replace('KIND', '')).get(fact)]).toEqual([fact, ret]);
+    // The return side is a kprobe perf link's kretprobe (its attach said: unsaid, it may be a trampoline).
+    expect([fact, facts(yaml.replace('KIND', 'bpf_attach: perf-kretprobe,')).get(fact)]).toEqual([fact, ret]);
   });
 
   it('an entry probe read through a module\'s fields: kp.nmissed is its one miss figure, no pool part', () => {
@@ -52,6 +53,7 @@ describe('an entry probe in the facts', () => {
     expect(domainOf('probe.kind', ret)).toEqual([]);
     expect(domainOf('probe.maxactive.requested', entry)).toEqual([]);
     expect(domainOf('probe.maxactive.effective', entry)).toEqual([]);
+    expect(domainOf('probe.bpf_attach', entry)).toEqual([]);
     expect(domainOf('ledger.returns', entry)).toEqual([0]);
     expect(domainOf('ledger.in_flight_at_stop', entry)).toEqual([0]);
     expect(domainOf('probe.maxactive.requested', ret).length).toBeGreaterThan(0);

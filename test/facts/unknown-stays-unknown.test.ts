@@ -28,8 +28,10 @@ describe('an unstated tracefs maxactive', () => {
     ['a module asking 0 gets the default', 'probe: { interface: module, maxactive: { requested: 0 } }', 10],
     // rp.maxactive = 0 gives 10 here, rp.maxactive = 4 gives 4: an unstated one is no pool.
     ['a module with no stated request: no pool', 'probe: { interface: module }', undefined],
-    // bpftrace sets none: the default, max(10, 2 x 2).
-    ['bpftrace sets none: the default', 'probe: { interface: bpftrace }', 10],
+    // bpftrace's kretprobe sets none: the default, max(10, 2 x 2); with its attach unsaid, a
+    // trampoline (no pool) and a kprobe_multi link (its own) are completions too.
+    ['a bpftrace kretprobe sets none: the default', 'probe: { interface: bpftrace, bpf_attach: perf-kretprobe }', 10],
+    ['bpftrace with the attach unsaid: no pool size', 'probe: { interface: bpftrace }', undefined],
   ])('%s', (_, probe, expected) => {
     expect(value(`${kernel}\n${probe}`, 'capacity.effective_maxactive')).toBe(expected);
   });
