@@ -36,6 +36,7 @@ const code = await main(process.argv.slice(2), {
     return Boolean(process.stdin.isTTY && process.stdout.isTTY);
   },
   stderrIsTTY: Boolean(process.stderr.isTTY),
+  helpWidth: { stdout: process.stdout.isTTY ? process.stdout.columns : undefined, stderr: process.stderr.isTTY ? process.stderr.columns : undefined },
   env: process.env,
   cwd: process.cwd(),
   // NO_COLOR (any value) wins; FORCE_COLOR asks for colour on a pipe; otherwise only on a terminal.

@@ -14,6 +14,8 @@ export interface Io {
   cwd: string;
   /** Colour on stdout: decided once at the edge from NO_COLOR, --no-color and the terminal. */
   color: boolean;
+  /** The width help text wraps to on stdout and on stderr: a terminal's columns; undefined (80) elsewhere. */
+  helpWidth?: { stdout?: number; stderr?: number };
 }
 
 /** An Io that keeps what a command prints, for in-process runs (benchmarks, tests): no terminal, no colour. */
