@@ -36,6 +36,9 @@ const code = await main(process.argv.slice(2), {
     return Boolean(process.stdin.isTTY && process.stdout.isTTY);
   },
   stderrIsTTY: Boolean(process.stderr.isTTY),
+  // A pipe's writes are queued once it is full, and written only when the event loop runs.
+  drained: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once('drain', resolve)) : undefined),
+  helpWidth: { stdout: process.stdout.isTTY ? process.stdout.columns : undefined, stderr: process.stderr.isTTY ? process.stderr.columns : undefined },
   env: process.env,
   cwd: process.cwd(),
   // NO_COLOR (any value) wins; FORCE_COLOR asks for colour on a pipe; otherwise only on a terminal.

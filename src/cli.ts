@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import type { Command as CommandT } from 'commander';
 import { InputError } from './errors.js';
 import type { Io } from './io.js';
 import { escapeControls, oneLine, PROGRESS_DRAW } from './safetext.js';
-import { commands, type CommandEntry } from './commands/index.js';
+import type { CommandEntry } from './commands/index.js';
 import type { CommandContext } from './commands/context.js';
+import { readHelpSnapshot } from './help-snapshot.js';
 
 export const EXIT_HELP = `Exit codes:
   0  nothing flagged
@@ -17,7 +18,7 @@ export const EXIT_HELP = `Exit codes:
 export type { CommandContext } from './commands/context.js';
 
 /** Parse argv, run one command, return the exit code. Never exits the process itself. */
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(argv: string[], io: Io, options: { noHelpSnapshot?: boolean } = {}): Promise<number> {
   let code = 0;
   // Text from inputs never drives the terminal, and one error is one line (src/safetext.ts).
   const rawOut = io.stdout;
@@ -31,12 +32,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`kretprobe-triage ${await toolVersion()} (rules ${await rulesVersion(defaultRulesDir())})\n`);
     return 0;
   }
+  // The top-level help where commander would wrap it at 80 columns: the build's copy of what it
+  // prints (src/help-snapshot.ts), without loading commander.
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h') && io.helpWidth?.stdout === undefined && !options.noHelpSnapshot) {
+    const help = readHelpSnapshot();
+    if (help !== undefined) {
+      io.stdout(help);
+      return 0;
+    }
+  }
+  const [{ Command, CommanderError }, { commands }] = await Promise.all([import('commander'), import('./commands/index.js')]);
   // Commander's own errors (unknown option, missing argument) as one line, like every other error.
   const commanderOutput = {
     writeOut: (s: string) => io.stdout(s),
     // Commander's help may go to stderr: many lines, its own.
     writeErr: (s: string) => rawErr(escapeControls(s, { newlines: true })),
     outputError: (s: string, write: (s: string) => void) => write(oneLine(`kretprobe-triage: ${s.replace(/\s+/g, ' ').trim()} (run with --help for usage)\n`)),
+    // A terminal's width (src/bin.ts), else commander's 80.
+    getOutHelpWidth: () => io.helpWidth?.stdout ?? 80,
+    getErrHelpWidth: () => io.helpWidth?.stderr ?? 80,
   };
   const program = new Command('kretprobe-triage')
     .description('Tell a stuck function from an observer that dropped the call, for kretprobe investigations.')
@@ -78,12 +92,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     return code;
   } catch (err) {
-    return reportError(err, io);
+    return reportError(err, io, CommanderError);
   }
 }
 
 /** The leaves whose -o cli.ts itself provides (their stdout is the report it writes). */
-const buffered = new WeakSet<Command>();
+const buffered = new WeakSet<CommandT>();
 
 /**
  * One convention for every command: `-o, --output FILE` writes the command's output to FILE
@@ -91,7 +105,8 @@ const buffered = new WeakSet<Command>();
  * FILE, `-f, --format` picks the format. Commands that write their own files declare `-o,
  * --output`; the others print a report and get it here.
  */
-async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<Command> {
+async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<CommandT> {
+  const { Option } = await import('commander');
   const cmd = (await entry.load())(ctx).summary(entry.summary);
   const leaves = cmd.commands.length ? cmd.commands : [cmd];
   for (const leaf of leaves) {
@@ -108,7 +123,7 @@ async function realCommand(entry: CommandEntry, ctx: CommandContext): Promise<Co
   return cmd;
 }
 
-function reportError(err: unknown, io: Io): number {
+function reportError(err: unknown, io: Io, CommanderError: typeof import('commander').CommanderError): number {
   if (err instanceof CommanderError) {
     // Commander has already printed its message; help and version are not errors.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') return 0;

@@ -14,6 +14,14 @@ export interface Io {
   cwd: string;
   /** Colour on stdout: decided once at the edge from NO_COLOR, --no-color and the terminal. */
   color: boolean;
+  /**
+   * A promise to wait on while stdout holds more unwritten output than it should (a pipe read
+   * more slowly than a batch writes); undefined when it does not. Without the wait, a batch that
+   * never lets the event loop run queued its whole output in memory.
+   */
+  drained?: () => Promise<void> | undefined;
+  /** The width help text wraps to on stdout and on stderr: a terminal's columns; undefined (80) elsewhere. */
+  helpWidth?: { stdout?: number; stderr?: number };
 }
 
 /** An Io that keeps what a command prints, for in-process runs (benchmarks, tests): no terminal, no colour. */

@@ -149,6 +149,9 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     const time = Number(process.hrtime.bigint() - started) / 1e9;
     summary.add(v);
     await sink.verdict(v, input, time);
+    // Printed as each case is judged, and written as well before the next: a slow reader of a
+    // pipe holds the batch back instead of the batch's output piling up in memory.
+    await io.drained?.();
   }
   if (summary.cases === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'case files to audit', 'none (all excluded)');
   if (opts.expect && summary.withExpected === 0 && summary.skipped === 0) throw new InputError({ file: paths.join(' ') }, 'reference cases with an expected: block (for --expect)', 'none');

@@ -55,3 +55,29 @@ describe('start-up of a one-case audit', () => {
     expect(heavy(r.modules)).toEqual(expect.arrayContaining(['case/parse.js', 'case/schema.js', 'yaml', 'zod']));
   });
 });
+
+// The top-level help off a terminal is the build's copy of what commander prints
+// (src/help-snapshot.ts): commander (and the node:child_process it loads) stays unloaded.
+describe('start-up of --help', () => {
+  it('prints what commander prints at 80 columns, without loading commander', async () => {
+    const r = modulesOf(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.modules.filter((m) => /node_modules\/commander\/|child_process/.test(m))).toEqual([]);
+    const { main } = await import('../../dist/src/cli.js');
+    const { bufferedIo } = await import('../../dist/src/io.js');
+    const io = bufferedIo(ROOT, process.stdin);
+    expect(await main(['--help'], io, { noHelpSnapshot: true })).toBe(0);
+    const shown = spawnSync(BIN, ['--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(shown.stdout).toBe(io.out);
+    expect(shown.stdout).toMatch(/^Usage: kretprobe-triage \[options\] \[command\]\n/);
+  });
+
+  it('is made by commander again when the code it came from has changed', async () => {
+    const { makeHelpSnapshot, readHelpSnapshot, helpSnapshotKey } = await import('../../dist/src/help-snapshot.js');
+    expect(makeHelpSnapshot('text')).toBe(`key ${helpSnapshotKey()}\ntext`);
+    expect(readHelpSnapshot()).toMatch(/^Usage: /);
+    // The key names each file the help is made of by size and time of change.
+    expect(helpSnapshotKey().split(' ')).toHaveLength(3);
+    expect(helpSnapshotKey()).not.toMatch(/none/);
+  });
+});

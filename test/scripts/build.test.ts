@@ -11,13 +11,14 @@ const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'
 const steps = (cmd: string) => cmd.split('&&').map((s) => s.trim());
 
 describe('package.json scripts: one build', () => {
-  it('build generates sources, then compiles, then writes the rules snapshot', () => {
+  it('build generates sources, then compiles, then writes the rules and help snapshots', () => {
     const b = steps(scripts.build!);
     const gen = b.findIndex((s) => s.includes('gen-sources'));
     const tsc = b.findIndex((s) => s === 'tsc -p tsconfig.json');
     const snap = b.findIndex((s) => s.includes('snapshot-rules'));
+    const help = b.findIndex((s) => s.includes('snapshot-help'));
     expect(gen).toBeGreaterThan(-1);
-    expect([gen < tsc, tsc < snap]).toEqual([true, true]);
+    expect([gen < tsc, tsc < snap, tsc < help]).toEqual([true, true, true]);
   });
 
   it.each(Object.entries(scripts).filter(([name]) => name !== 'build' && name !== 'typecheck'))('%s does not compile on its own', (_name, cmd) => {
@@ -34,8 +35,8 @@ describe('package.json scripts: one build', () => {
     expect(steps(scripts.typecheck!).filter((s) => /^tsc\b/.test(s) && s.includes('tsconfig.json'))).toEqual(['tsc -p tsconfig.json --noEmit']);
   });
 
-  it('the post-compile step writes data beside dist/src, no compiled module', () => {
-    const text = readFileSync(path.join(root, 'scripts/snapshot-rules.ts'), 'utf8');
+  it.each(['snapshot-rules', 'snapshot-help'])('the post-compile step %s writes data beside dist/src, no compiled module', (name) => {
+    const text = readFileSync(path.join(root, `scripts/${name}.ts`), 'utf8');
     expect(text).not.toMatch(/defs|DEFS_FILE|\.js['"]\s*\)/);
   });
 });
