@@ -35,6 +35,7 @@ export function toVerdictJson(v: CaseVerdict, extra: { hints?: readonly Hint[]; 
     decides: v.decides,
     ...(v.contradictions.length ? { contradictions: v.contradictions } : {}),
     ...(v.exact ? {} : { exact: false }),
+    ...(v.decidesExact ? {} : { decides_exact: false }),
     ...(v.not_applied.length ? { not_applied: v.not_applied } : {}),
     ...(hints.length ? { collect: hints.map((h) => ({ fact: h.fact, lines: h.lines })) } : {}),
     next: v.next,

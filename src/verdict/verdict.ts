@@ -100,6 +100,8 @@ export interface CaseVerdict {
   contradictions: string[];
   /** False only when the search over completions ran out of budget and the fold's superset was kept. */
   exact: boolean;
+  /** False when `decides` may hold fields that split nothing (ranking ran out of budget); it never lacks one that does. */
+  decidesExact: boolean;
   expected?: ExpectedCheck;
 }
 
@@ -196,10 +198,11 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
     if (agreed) r = agreed;
     else {
       const decides = [...new Set([r, ...readings].flatMap((x) => x.decides))];
-      r = { ...r, verdict: policy.fallback.id, possible: union.length ? union : r.possible, decides, exact: r.exact && readings.every((x) => x.exact) };
+      // Each reading's decides is its own: their union is exact only in the sense that it misses none.
+      r = { ...r, verdict: policy.fallback.id, possible: union.length ? union : r.possible, decides, exact: r.exact && readings.every((x) => x.exact), decidesExact: false };
     }
   }
-  const { findings, undecided, notApplied, verdict, possible, decides, exact } = r;
+  const { findings, undecided, notApplied, verdict, possible, decides, exact, decidesExact } = r;
   for (const { constraint, outcome } of broken) {
     findings.push({
       rule: constraint.spec.id,
@@ -252,6 +255,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
     not_applied: notApplied,
     contradictions: broken.map((b) => b.constraint.spec.id),
     exact,
+    decidesExact,
   };
   if (c.expected) result.expected = checkExpected(c, result);
   return result;
@@ -266,6 +270,7 @@ interface Reading {
   possible: VerdictId[];
   decides: string[];
   exact: boolean;
+  decidesExact: boolean;
 }
 
 async function readCase(c: Case, compiled: CompiledRules, given: Facts, facts: Facts, untrusted: ReadonlySet<string> | undefined, asGivenOutcomes: Map<string, Outcome> | undefined): Promise<Reading> {
@@ -311,14 +316,15 @@ async function readCase(c: Case, compiled: CompiledRules, given: Facts, facts: F
   const fast = choose(policy, findings, undecided);
   let { verdict, possible, decides } = fast;
   let exact = true;
+  let decidesExact = true;
   // The fold's definite answer is exact (the oracle in test/oracle/ checks it); otherwise the
   // completions are searched for the verdicts they really give and the facts that split them.
   if (verdict === policy.fallback.id) {
     const base = new Map([...facts.values].filter(([k]) => BASE_BY_NAME.has(k)));
     const settled = settle(compiled.set, base, facts, fast, untrusted);
-    ({ verdict, possible, decides, exact } = settled);
+    ({ verdict, possible, decides, exact, decidesExact } = settled);
   }
-  return { findings, undecided, notApplied, verdict, possible, decides, exact };
+  return { findings, undecided, notApplied, verdict, possible, decides, exact, decidesExact };
 }
 
 async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdict: VerdictId, findings: Finding[]): Promise<ClaimResult[]> {

@@ -58,6 +58,11 @@ export interface Settled {
   decides: string[];
   /** False when the search stopped at its budget and the fast path's superset was kept. */
   exact: boolean;
+  /**
+   * False when `decides` keeps a field that ranking did not judge within its budget (the fold lists
+   * it): the list then holds every field that splits the answer and perhaps some that do not.
+   */
+  decidesExact: boolean;
 }
 
 /** What the searches have cost so far in this process (npm run bench prints it). */
@@ -688,7 +693,7 @@ const SETTLED_LIMIT = 1024;
 function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, untrusted?: ReadonlySet<string>): Settled {
   const domains = new Domains(known.values);
   // The fold's superset stands; of what it waits for, only the fields a completion can fill.
-  const folded = (): Settled => ({ ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false });
+  const folded = (): Settled => ({ ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false, decidesExact: false });
   const w = new Worlds(set, base, domains, untrusted, BUDGET);
   let possible: VerdictId[];
   try {
@@ -703,7 +708,7 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   // known facts alone do not show); the fold's answer stands.
   if (!possible.length) return folded();
   const verdict = possible.length === 1 ? possible[0]! : set.verdicts.fallback.id;
-  if (possible.length === 1) return { verdict, possible, decides: [], exact: true };
+  if (possible.length === 1) return { verdict, possible, decides: [], exact: true, decidesExact: true };
   const atRanking = w.evals;
   const scored: Array<{ field: string; narrows: number; splits: number; at: number }> = [];
   const candidates = w.candidates();
@@ -742,7 +747,7 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   SEARCH_STATS.ranking += w.evals - atRanking;
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
   const decides = scored.map((x) => x.field);
-  for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f) && candidates.includes(f)) decides.push(f);
-  const exact = true;
-  return { verdict, possible, decides, exact };
+  let kept = 0;
+  for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f) && candidates.includes(f)) { decides.push(f); kept++; }
+  return { verdict, possible, decides, exact: true, decidesExact: kept === 0 };
 }
