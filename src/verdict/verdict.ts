@@ -63,6 +63,8 @@ export interface ClaimResult {
   because: string;
   /** Set at the output edge by a waiver (src/case/waivers.ts): why the judgement is accepted. */
   accepted?: string;
+  /** Facts `because` names outside `[[ ... ]]` that were unknown, printed as "unknown"; absent when none. */
+  unknown?: string[];
 }
 
 export interface Accounting {
@@ -368,12 +370,14 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
       if (truth === 'true') chosen = j;
       if (truth !== 'false') break;
     }
+    const because = renderReport(chosen.because, facts, extra);
     return {
       kind: claim.kind,
       ...(claim.text ? { text: claim.text } : {}),
       judgement: chosen.judgement,
       rule: rule.spec.id,
-      because: render(chosen.because, facts, extra),
+      because: because.text,
+      ...(because.unknown.length ? { unknown: [...because.unknown] } : {}),
     };
   });
 }
