@@ -37,6 +37,8 @@ export interface Finding {
   accepted?: string;
   /** For a broken constraint: the facts in conflict (none of them, nor what rests on them, is trusted). */
   conflict?: string[];
+  /** Facts the explanation or next names outside `[[ ... ]]` that were unknown, printed as "unknown"; absent when none. */
+  unknown?: string[];
 }
 
 export interface Undecided {
@@ -61,6 +63,8 @@ export interface ClaimResult {
   because: string;
   /** Set at the output edge by a waiver (src/case/waivers.ts): why the judgement is accepted. */
   accepted?: string;
+  /** Facts `because` names outside `[[ ... ]]` that were unknown, printed as "unknown"; absent when none. */
+  unknown?: string[];
 }
 
 export interface Accounting {
@@ -143,13 +147,29 @@ function optionalPartsOf(template: string): string[] {
   return parts;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
+/** A filled-in template, and what it could not fill. */
+export interface Rendered {
+  text: string;
+  /**
+   * The facts named outside `[[ ... ]]` that were unknown, so printed as the word "unknown",
+   * template order, each once (a template's optional parts are dropped instead).
+   */
+  unknown: readonly string[];
+}
+
 /**
  * Fill `{fact.name}` placeholders with the facts' values (unknown ones say so); whitespace runs
  * become one space. A part of the template inside `[[ ... ]]` is left out when a fact it names is
  * unknown: a rule that concludes from either of two kinds of evidence says only what it had.
+ * Also says which placeholders outside those parts were unknown: a sentence should never read
+ * "the probe on unknown", and the test over every shipped case checks that none does.
  */
-export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
+export function renderReport(template: string, facts: Facts, extra: Record<string, FactValue> = {}): Rendered {
   let out = '';
+  // Allocated only for a template that has an unknown placeholder: most have none.
+  let unknown: string[] | undefined;
   const optional = template.includes('[[') ? optionalPartsOf(template) : [template];
   optional.forEach((piece, k) => {
     const parts = partsOf(piece);
@@ -158,13 +178,27 @@ export function render(template: string, facts: Facts, extra: Record<string, Fac
       const name = parts[i]!;
       const v = extra[name] ?? facts.values.get(name);
       if (v === undefined && k % 2 === 1) return;
+      if (v === undefined && !unknown?.includes(name)) (unknown ??= []).push(name);
       text += v === undefined ? 'unknown' : Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : String(v);
       text += parts[i + 1]!;
     }
     out += text;
   });
   // Most results have single plain spaces only: then there is nothing to fold.
-  return /\s\s|[^\S ]|^\s|\s$/.test(out) ? out.replace(/\s+/g, ' ').trim() : out;
+  return { text: /\s\s|[^\S ]|^\s|\s$/.test(out) ? out.replace(/\s+/g, ' ').trim() : out, unknown: unknown ?? NONE };
+}
+
+/** {@link renderReport}'s text alone. */
+export function render(template: string, facts: Facts, extra: Record<string, FactValue> = {}): string {
+  return renderReport(template, facts, extra).text;
+}
+
+/** A finding's explanation and next step, with the facts they could not fill (when any). */
+function explained(explains: string, next: string, facts: Facts): { explanation: string; next: string; unknown?: string[] } {
+  const e = renderReport(explains, facts);
+  const n = renderReport(next, facts);
+  const unknown = e.unknown.length || n.unknown.length ? [...new Set([...e.unknown, ...n.unknown])] : undefined;
+  return { explanation: e.text, next: n.text, ...(unknown ? { unknown } : {}) };
 }
 
 /** The case fields behind a condition's unknown facts, first-seen order, each once. */
@@ -212,8 +246,7 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
       weight: 100,
       source: constraint.spec.source,
       facts: outcome.facts,
-      explanation: render(constraint.spec.explains, given),
-      next: render(constraint.spec.next, given),
+      ...explained(constraint.spec.explains, constraint.spec.next, given),
       conflict: Object.keys(outcome.facts),
     });
   }
@@ -297,8 +330,7 @@ async function readCase(c: Case, compiled: CompiledRules, given: Facts, facts: F
         weight: rule.spec.weight,
         source: rule.spec.source,
         facts: o.facts,
-        explanation: render(rule.spec.explains, verdict === null ? given : facts),
-        next: render(rule.spec.next, verdict === null ? given : facts),
+        ...explained(rule.spec.explains, rule.spec.next, verdict === null ? given : facts),
         ...(provenance && Object.keys(provenance).length ? { provenance } : {}),
       });
     } else if (o.truth === 'unknown') {
@@ -344,12 +376,14 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
       if (truth === 'true') chosen = j;
       if (truth !== 'false') break;
     }
+    const because = renderReport(chosen.because, facts, extra);
     return {
       kind: claim.kind,
       ...(claim.text ? { text: claim.text } : {}),
       judgement: chosen.judgement,
       rule: rule.spec.id,
-      because: render(chosen.because, facts, extra),
+      because: because.text,
+      ...(because.unknown.length ? { unknown: [...because.unknown] } : {}),
     };
   });
 }

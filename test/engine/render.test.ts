@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Facts } from '../../src/facts/facts.js';
-import { render } from '../../src/verdict/verdict.js';
+import { render, renderReport } from '../../src/verdict/verdict.js';
 
 const facts: Facts = {
   values: new Map<string, string | number | boolean | string[]>([
@@ -30,5 +30,15 @@ describe('render', () => {
 
   it('prefers an extra value over the facts', () => {
     expect(render('{n} and {m}', facts, { n: 3, m: 'more' })).toBe('3 and more');
+  });
+
+  // Which placeholders were printed as "unknown": the check over every shipped case reads this.
+  it.each([
+    ['every placeholder known', 'on {a}: {n}', []],
+    ['unknown ones in the sentence, each once', 'on {a}: {x} and {y} and {x}', ['x', 'y']],
+    ['an unknown one in an optional part', 'on {a}[[ after {x} calls]]', []],
+    ['an optional part with an unknown one, another outside', '{y}[[ after {x} calls]]', ['y']],
+  ])('reports %s', (_situation, template, unknown) => {
+    expect(renderReport(template, facts).unknown).toEqual(unknown);
   });
 });
