@@ -22,7 +22,7 @@ import { parsePerfProbe } from './perfProbe.js';
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'lost-events' | 'ply' | 'strace' | 'kernel-config';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'ply' | 'strace' | 'kernel-config';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -226,6 +226,9 @@ function plySession(lines: string[], f: Facts): void {
 /** A bcc program's probe: attach_k(ret)probe(event="SYM") or a function named k(ret)probe__SYM (bcc attaches it by name). */
 const BCC_PROBES = /\battach_k(ret)?probe\(\s*event\s*=\s*b?["']([A-Za-z_][\w.]*)["']|(?<![\w])k(ret)?probe__([A-Za-z_]\w*)/g;
 const BCC_PROBE = new RegExp(BCC_PROBES.source);
+/** libbpf's section names for kernel function probes: SEC("kretprobe/vfs_read"), SEC("fexit/nvme_complete_rq"). */
+const LIBBPF_SECTIONS = /\bSEC\(\s*"(kretprobe\.multi|kretprobe|fexit|kprobe\.multi|kprobe|fentry)(?:\/([A-Za-z_*?][\w.*?]*))?"\s*\)/g;
+const LIBBPF_SECTION = new RegExp(LIBBPF_SECTIONS.source);
 /** bcc's Python traceback or its attach errors on stderr (src/cc/libbpf.c, src/python/bcc/__init__.py). */
 const BCC_ATTACH = /(?:^|\b)(?:Exception: )?Failed to attach BPF (?:program \S+ )?to (kretprobe|kprobe)(?: group)?(?:\s+(\S+))?|cannot attach (kretprobe|kprobe), (.+)$|^(?:Exception|OSError|ValueError): (.*)$/;
 
@@ -340,7 +343,28 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           probes.push({ kind: ret ? 'return' : 'entry', symbol: (m[2] ?? m[4])!, line: i + 1, needle: m[0] });
         }
       });
-      if (probes.length === 0 || probes.some((p) => p.kind === 'return')) return { kind: 'bcc-program', facts: [], problems: [] };
+      if (probes.length === 0) return { kind: 'bcc-program', facts: [], problems: [] };
+      const returns = probes.filter((p) => p.kind === 'return');
+      if (returns.length) {
+        // bcc's attach_kretprobe call (Python) is always a kernel kretprobe, never a trampoline:
+        // made through perf_event_open with the default pool, or, given a maxactive, a tracefs
+        // r<N>: event with that pool (bcc PR #2224; kernel-history.md §2). A `kretprobe__SYM` name
+        // alone is no such call (gobpf's ELF programs and trace output use it too).
+        const calls = returns.filter((p) => p.needle.startsWith('attach_'));
+        const symbols = [...new Set(calls.map((p) => p.symbol))];
+        const first = calls[0];
+        if (!first) return { kind: 'bcc-program', facts: [], problems: [] };
+        const subject: Subject = { kind: 'return', ...(symbols.length === 1 ? { symbol: first.symbol } : {}) };
+        const withPool = calls.every((c) => /\bmaxactive\s*=/.test(lines[c.line - 1] ?? ''));
+        const withoutPool = calls.every((c) => !/\bmaxactive\s*=/.test(lines[c.line - 1] ?? ''));
+        if (withPool) f.add('probe.interface', 'tracefs', first.line, 'maxactive', subject);
+        else if (withoutPool) {
+          f.add('probe.interface', 'bpf-link', first.line, first.needle, subject);
+          f.add('probe.bpf_attach', 'perf-kretprobe', first.line, first.needle, subject);
+        }
+        if (symbols.length === 1) f.add('probe.target', first.symbol, first.line, first.symbol, subject);
+        return { kind: 'bcc-program', facts: f.facts, problems: [] };
+      }
       // Several entry probes share the kind, not a target: the target is named only when there is one.
       const symbols = [...new Set(probes.map((p) => p.symbol))];
       const first = probes[0]!;
@@ -348,6 +372,36 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       f.kindOf(subject, first.line, first.needle);
       if (symbols.length === 1) f.add('probe.target', first.symbol, first.line, first.symbol, subject);
       return { kind: 'bcc-program', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // A libbpf program's sections (SEC("kretprobe/SYM"), SEC("kretprobe.multi/PATTERN"),
+    // SEC("fexit/SYM")): the section names how libbpf attaches the program. kretprobe is a perf
+    // kretprobe (the kernel default pool), kretprobe.multi a kprobe_multi link (one fprobe pool for
+    // its functions, none from 6.14), fexit a BPF trampoline (no pool): kernel-history.md §3, §4.
+    kind: 'libbpf-program',
+    sniff: (text) => LIBBPF_SECTION.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const progs: Array<{ how: 'perf-kretprobe' | 'kprobe-multi' | 'fexit' | 'entry'; symbol?: string; line: number; needle: string }> = [];
+      lines.forEach((l, i) => {
+        for (const m of l.matchAll(LIBBPF_SECTIONS)) {
+          const how = m[1] === 'kretprobe' ? 'perf-kretprobe' : m[1] === 'kretprobe.multi' ? 'kprobe-multi' : m[1] === 'fexit' ? 'fexit' : 'entry';
+          progs.push({ how, ...(m[2] && !/[*?]/.test(m[2]) ? { symbol: m[2] } : {}), line: i + 1, needle: m[0] });
+        }
+      });
+      const returns = progs.filter((p) => p.how !== 'entry');
+      const hows = [...new Set(returns.map((p) => p.how))];
+      // Return programs attached more than one way say nothing of one probe's pool.
+      if (hows.length !== 1) return { kind: 'libbpf-program', facts: [], problems: [] };
+      const symbols = [...new Set(returns.map((p) => p.symbol))];
+      const first = returns[0]!;
+      const subject: Subject = { kind: 'return', ...(symbols.length === 1 && first.symbol ? { symbol: first.symbol } : {}) };
+      f.add('probe.interface', 'bpf-link', first.line, first.needle, subject);
+      f.add('probe.bpf_attach', hows[0]!, first.line, first.needle, subject);
+      if (symbols.length === 1 && first.symbol) f.add('probe.target', first.symbol, first.line, first.symbol, subject);
+      return { kind: 'libbpf-program', facts: f.facts, problems: [] };
     },
   },
   {

@@ -48,6 +48,23 @@ describe('bpftrace output', () => {
   });
 
   it.each([
+    // bcc's Python call: a perf_event_open kretprobe, or with a maxactive a tracefs r<N>: event (bcc PR #2224).
+    ['b.attach_kretprobe(event="tcp_recvmsg", fn_name="ret")\n', 'bcc-program', { 'probe.interface': 'bpf-link', 'probe.bpf_attach': 'perf-kretprobe', 'probe.target': 'tcp_recvmsg' }],
+    ['b.attach_kretprobe(event="fuse_file_write_iter", fn_name="r", maxactive=maxactive)\n', 'bcc-program', { 'probe.interface': 'tracefs', 'probe.target': 'fuse_file_write_iter' }],
+    // A kretprobe__ name alone (gobpf's ELF programs, trace output) says nothing of how it was attached.
+    ['scope-19720 [000] d...   497.512012: : kretprobe__tcp_v4_connect - pid_tgid 84662395358472\n', 'bcc-program', {}],
+    // libbpf's section names.
+    ['SEC("kretprobe/vfs_read")\nint BPF_KRETPROBE(r, long ret) { return 0; }\n', 'libbpf-program', { 'probe.interface': 'bpf-link', 'probe.bpf_attach': 'perf-kretprobe', 'probe.target': 'vfs_read' }],
+    ['SEC("kretprobe.multi/vfs_*")\nint r(struct pt_regs *ctx) { return 0; }\n', 'libbpf-program', { 'probe.interface': 'bpf-link', 'probe.bpf_attach': 'kprobe-multi' }],
+    ['SEC("kprobe/nvme_submit")\nint e(void *c) { return 0; }\nSEC("fexit/nvme_complete_rq")\nint BPF_PROG(x) { return 0; }\n', 'libbpf-program', { 'probe.interface': 'bpf-link', 'probe.bpf_attach': 'fexit', 'probe.target': 'nvme_complete_rq' }],
+    // Two return programs attached two ways: no one pool to speak of.
+    ['SEC("kretprobe/a")\nint x(void *c) { return 0; }\nSEC("fexit/b")\nint y(void *c) { return 0; }\n', 'libbpf-program', {}],
+  ] as const)('a BPF program says how its return probe is attached: %j', (text, kind, want) => {
+    const got = Object.fromEntries(readArtifact(kind, text).facts.filter((f) => f.path !== 'probe.kind').map((f) => [f.path, f.value]));
+    expect(got).toEqual(want);
+  });
+
+  it.each([
     ["kretprobe:vfs_read { @r = count(); }", [['kretprobe', undefined, 'vfs_read']]],
     ["kr:nfsd:nfsd_dispatch { }", [['kretprobe', 'nfsd', 'nfsd_dispatch']]],
     ["fexit:nvme_core:nvme_complete_rq { @done = count(); }", [['fexit', 'nvme_core', 'nvme_complete_rq']]],
