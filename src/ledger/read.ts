@@ -70,8 +70,8 @@ export class ProblemLog {
 export interface ReadLedgerOptions {
   /** Path of ops.jsonl (read with a pull reader, so it must be a file, not stdin). */
   opsFile?: string | undefined;
-  /** The probe records: a stream, or chunks from lines.ts fileChunks (one reused buffer). */
-  trace: { name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer> };
+  /** The probe records: a stream, or chunks from lines.ts fileChunksSync (one reused buffer). */
+  trace: { name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer> | Iterable<Buffer> };
   format?: TraceFormat | 'auto' | undefined;
   events?: TraceLineOptions | undefined;
   semantics?: EntrySemantics | undefined;
