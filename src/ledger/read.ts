@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
@@ -25,6 +25,23 @@ export const DEFAULT_OPS_REORDER = 32_768;
  * parser's modules) and ~20 MB, while the main thread parses ~3 MB of ops lines in that time.
  */
 export const DEFAULT_OPS_THREAD_MIN_BYTES = 32 << 20;
+
+/**
+ * Cores the ops thread needs free, by the 1-minute load average, before it is started on its own
+ * account: the main thread takes one, the worker wants most of another. On a 2-core machine
+ * shared with other work the thread bought nothing (issue 24: at load 2 and more, one thread was
+ * as fast, and on the bench at load 4.6-8 each was within the other's noise) while it cost 20 MB.
+ */
+export const OPS_THREAD_SPARE_CORES = 1.5;
+
+/**
+ * Does a second thread pay now? Measured when the ledger starts: the cores this process may use
+ * less the load average (0 where the platform keeps none, as on Windows) leave
+ * OPS_THREAD_SPARE_CORES for the two threads.
+ */
+export function spareCoreForOps(cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
+  return cores > 1 && cores - load >= OPS_THREAD_SPARE_CORES;
+}
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -85,10 +102,14 @@ export interface ReadLedgerOptions {
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
-  /** Parse and order ops.jsonl on a worker thread while the trace is scanned. */
+  /**
+   * Parse and order ops.jsonl on a worker thread while the trace is scanned: true when a second
+   * CPU exists, false never, undefined (the default) when a core is also free now
+   * (spareCoreForOps).
+   */
   opsThread?: boolean | undefined;
   /**
-   * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
+   * ...and only when ops.jsonl has at least this many bytes (default
    * DEFAULT_OPS_THREAD_MIN_BYTES): the thread's start-up is on the critical path (the ledger
    * waits for its first operation), and below this it costs more than the parse it takes over.
    */
@@ -162,8 +183,8 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     : (): OpRecord | undefined => (thread !== undefined ? (thread.next(threadOut) ? threadOut : undefined) : ordered!.next());
 
   // node:worker_threads and the worker's module only when a thread may be used.
-  const threadPays = opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && availableParallelism() > 1;
-  const Thread = opts.opsThread === true && threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
+  const threadPays = opts.opsThread !== false && opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && (opts.opsThread === true ? availableParallelism() > 1 : spareCoreForOps());
+  const Thread = threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
   const captureNs = (v: number | bigint | undefined, name: string): number | undefined => {
