@@ -198,8 +198,18 @@ function shapeNull(b: Buffer, i: number, end: number): number {
   return i + 4 <= end && b[i] === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108 ? i + 4 : -1;
 }
 
+/**
+ * Where fastOpInto found the op id of the line it accepted last: b[from, to), its bytes are its
+ * characters when `ascii`. With `wantId` 'bytes' this is all it gives (the record's `op` is ''):
+ * the reorder window keeps the bytes and makes the string when it hands the operation out.
+ */
+export const opIdSeen = { from: 0, to: 0, ascii: true };
+
+/** What fastOpInto makes of the op id: the string (true), nothing (false), or only opIdSeen ('bytes'). */
+export type WantId = boolean | 'bytes';
+
 /** An op line in the common shape (see above) into `out`; false: not that shape, or not valid. */
-function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: boolean, clock: Clock): boolean {
+function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: WantId, clock: Clock): boolean {
   if (start >= end || b[start] !== 123 /* { */) return false;
   let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_OP);
   const opFrom = i + 1;
@@ -253,7 +263,10 @@ function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line:
     const d = b[i];
     if (d !== 32 && d !== 9 && d !== 13) return false;
   }
-  out.op = !wantId ? '' : latin1Slice !== undefined ? latin1Slice.call(b, opFrom, opTo) : b.toString('latin1', opFrom, opTo);
+  out.op = wantId !== true ? '' : latin1Slice !== undefined ? latin1Slice.call(b, opFrom, opTo) : b.toString('latin1', opFrom, opTo);
+  opIdSeen.from = opFrom;
+  opIdSeen.to = opTo;
+  opIdSeen.ascii = true;
   out.task = task;
   out.submitNs = submit;
   out.doneNs = done;
@@ -266,7 +279,7 @@ function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line:
  * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
  * for the whole file); false sends the line to the full parser.
  */
-export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId = true, clock: Clock = ABSOLUTE): boolean {
+export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: WantId = true, clock: Clock = ABSOLUTE): boolean {
   if (opShapeMisses < SHAPE_GIVE_UP) {
     if (shapeOpInto(out, b, start, end, line, wantId, clock)) {
       opShapeMisses = 0;
@@ -289,7 +302,10 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
     if (kh === H_OP && flat.keyIs(K_OP)) {
       if (t !== F_STR || flat.vEnd === flat.vStart) return false;
       // Trace text never names an operation: its id is not needed, so not decoded.
-      op = wantId ? flat.str() : '';
+      op = wantId === true ? flat.str() : '';
+      opIdSeen.from = flat.vStart;
+      opIdSeen.to = flat.vEnd;
+      opIdSeen.ascii = flat.ascii;
     } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
