@@ -31,7 +31,6 @@ import type { LedgerResult } from '../src/ledger/ledger.js';
 import type { FormTruth } from './gen-trace.js';
 import { checkTruth } from './ledger-truth.js';
 import { FLOOR_DEFINITION, floorFiles, floorRead } from './ledger-floor.js';
-import { OPS_THREAD_SPARE_CORES, spareCoreForOps } from '../src/ledger/read.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -113,6 +112,13 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
  * process, in turns (floor, one thread, ops thread; `pairs` times), the ratio the median of the
  * pairs' ratios.
  */
+/**
+ * What the default does at this load (src/ledger/read.ts), loaded by the parent only: the floor's
+ * child runs this file too, and the ledger's modules would be start-up it does not need.
+ */
+let spareCoreForOps: () => boolean = () => false;
+let OPS_THREAD_SPARE_CORES = 0;
+
 function wholeRows(trace: string, ops: string, records: number, ledgerArgs: string[], pairs: number): { rows: string[]; summary: string } {
   const bin = path.join(root, 'dist/src/bin.js');
   const floorArgv = [process.execPath, fileURLToPath(import.meta.url), '--child-floor', ...floorFiles(trace, ops)];
@@ -249,6 +255,7 @@ async function bench(argv: string[]): Promise<void> {
   const rssBy = new Map<string, string[]>();
   let fixedCpuMs: number | undefined;
   let fixedNote = '';
+  ({ spareCoreForOps, OPS_THREAD_SPARE_CORES } = await import('../src/ledger/read.js'));
   process.stdout.write(`floor: ${FLOOR_DEFINITION}\n`);
   if (!wholeOnly) {
     // The fixed cost: the same command on a trace of 1000 records.
