@@ -116,8 +116,9 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
  * What the default does at this load (src/ledger/read.ts), loaded by the parent only: the floor's
  * child runs this file too, and the ledger's modules would be start-up it does not need.
  */
-let spareCoreForOps: () => boolean = () => false;
+let opsThreadPays: (bytes: number) => boolean = () => false;
 let OPS_THREAD_SPARE_CORES = 0;
+let OPS_THREAD_BUSY_MIN_BYTES = 0;
 
 function wholeRows(trace: string, ops: string, records: number, ledgerArgs: string[], pairs: number): { rows: string[]; summary: string } {
   const bin = path.join(root, 'dist/src/bin.js');
@@ -161,7 +162,7 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
     `whole process (the bin, in turns with the floor, median of ${pairs}; loads ${loads.join(', ')}): floor ${(floorMs / 1000).toFixed(2)} s wall, ${(floorCpu / 1000).toFixed(2)} s CPU, ${rssF.toFixed(0)} MB`,
     `  one thread ${r1.toFixed(2)}x the floor wall (${c1.toFixed(2)}x CPU), ${evs(r1).toFixed(2)} M events/s wall (${evsCpu(c1).toFixed(2)} M per CPU s), peak RSS ${rss1.toFixed(0)} MB`,
     `  ops thread ${r2.toFixed(2)}x wall (${c2.toFixed(2)}x CPU), ${evs(r2).toFixed(2)} M events/s wall (${evsCpu(c2).toFixed(2)} M per CPU s), ${rss2.toFixed(0)} MB`,
-    `  the default (neither --ops-thread nor --no-ops-thread) takes ${spareCoreForOps() ? 'the ops thread' : 'one thread'} here: ${os.availableParallelism()} cores less ${load()} ${spareCoreForOps() ? 'leave' : 'do not leave'} ${OPS_THREAD_SPARE_CORES} (an ops.jsonl of 32 MiB or more)`,
+    `  the default (neither --ops-thread nor --no-ops-thread) takes ${opsThreadPays(statSync(ops).size) ? 'the ops thread' : 'one thread'} here: ${os.availableParallelism()} cores less ${load()}, ${OPS_THREAD_SPARE_CORES} needed free, or an ops.jsonl of ${OPS_THREAD_BUSY_MIN_BYTES / 1048576} MiB (this one ${(statSync(ops).size / 1048576).toFixed(0)} MiB)`,
   ];
   return { rows, summary: `one thread ${evs(r1).toFixed(2)} M events/s wall, ${evsCpu(c1).toFixed(2)} M per CPU s (${r1.toFixed(2)}x floor wall, ${c1.toFixed(2)}x CPU, ${rss1.toFixed(0)} MB); ops thread ${evs(r2).toFixed(2)} M/s wall (${r2.toFixed(2)}x, ${c2.toFixed(2)}x CPU, ${rss2.toFixed(0)} MB); loads ${loads.join('/')}` };
 }
@@ -255,7 +256,7 @@ async function bench(argv: string[]): Promise<void> {
   const rssBy = new Map<string, string[]>();
   let fixedCpuMs: number | undefined;
   let fixedNote = '';
-  ({ spareCoreForOps, OPS_THREAD_SPARE_CORES } = await import('../src/ledger/read.js'));
+  ({ opsThreadPays, OPS_THREAD_SPARE_CORES, OPS_THREAD_BUSY_MIN_BYTES } = await import('../src/ledger/read.js'));
   process.stdout.write(`floor: ${FLOOR_DEFINITION}\n`);
   if (!wholeOnly) {
     // The fixed cost: the same command on a trace of 1000 records.

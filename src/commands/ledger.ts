@@ -6,7 +6,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { openInputSync } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, contradictionLine, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, OPS_THREAD_SPARE_CORES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, OPS_THREAD_BUSY_MIN_BYTES, OPS_THREAD_SPARE_CORES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
 import { fileChunksSync } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
@@ -116,7 +116,7 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 140 bytes each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--ops-thread', `parse ops.jsonl on a second thread, which puts it into submit order while the trace is scanned, whenever ops.jsonl has at least --ops-thread-min-mb and a second CPU exists (by default only when a core is also free: the load average leaves ${OPS_THREAD_SPARE_CORES} cores)`)
+    .option('--ops-thread', `parse ops.jsonl on a second thread, which puts it into submit order while the trace is scanned, whenever ops.jsonl has at least --ops-thread-min-mb and a second CPU exists (by default only when a core is also free, the load average leaving ${OPS_THREAD_SPARE_CORES} cores, or ops.jsonl has ${OPS_THREAD_BUSY_MIN_BYTES / 1048576} MiB or more)`)
     .option('--no-ops-thread', 'parse ops.jsonl on the main thread')
     .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', nsArg('--capture-start-ns'))

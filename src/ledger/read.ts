@@ -27,20 +27,27 @@ export const DEFAULT_OPS_REORDER = 32_768;
 export const DEFAULT_OPS_THREAD_MIN_BYTES = 32 << 20;
 
 /**
- * Cores the ops thread needs free, by the 1-minute load average, before it is started on its own
- * account: the main thread takes one, the worker wants most of another. On a 2-core machine
- * shared with other work the thread bought nothing (issue 24: at load 2 and more, one thread was
- * as fast, and on the bench at load 4.6-8 each was within the other's noise) while it cost 20 MB.
+ * Cores the ops thread needs free, by the 1-minute load average, before it is started for an
+ * ops.jsonl of DEFAULT_OPS_THREAD_MIN_BYTES: the main thread takes one, the worker wants most of
+ * another. On a 2-core machine shared with two other workers (issue 24's bench, loads 4-8) the
+ * thread lost at 1 M records (ops.jsonl 50 MB) in 5 of 8 runs, by up to 1.55x wall.
  */
 export const OPS_THREAD_SPARE_CORES = 1.5;
 
 /**
- * Does a second thread pay now? Measured when the ledger starts: the cores this process may use
- * less the load average (0 where the platform keeps none, as on Windows) leave
- * OPS_THREAD_SPARE_CORES for the two threads.
+ * ...but from this size of ops.jsonl on it is taken whatever the load: at 10 M records (ops.jsonl
+ * 500 MB) it won in 6 of 8 runs at loads 2-9, by up to 1.35x wall (two runnable threads also get
+ * a larger share of busy cores than one), and lost the other two by at most 1.08x.
  */
-export function spareCoreForOps(cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
-  return cores > 1 && cores - load >= OPS_THREAD_SPARE_CORES;
+export const OPS_THREAD_BUSY_MIN_BYTES = 256 << 20;
+
+/**
+ * Does a second thread pay for an ops.jsonl of `bytes` now? Measured when the ledger starts: a
+ * second CPU, and the cores less the load average (0 where the platform keeps none, as on
+ * Windows) leave OPS_THREAD_SPARE_CORES, or the file has OPS_THREAD_BUSY_MIN_BYTES.
+ */
+export function opsThreadPays(bytes: number, cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
+  return cores > 1 && (cores - load >= OPS_THREAD_SPARE_CORES || bytes >= OPS_THREAD_BUSY_MIN_BYTES);
 }
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
@@ -104,8 +111,8 @@ export interface ReadLedgerOptions {
   opsReorder?: number | undefined;
   /**
    * Parse and order ops.jsonl on a worker thread while the trace is scanned: true when a second
-   * CPU exists, false never, undefined (the default) when a core is also free now
-   * (spareCoreForOps).
+   * CPU exists, false never, undefined (the default) when a core is also free now or the file is
+   * large (opsThreadPays).
    */
   opsThread?: boolean | undefined;
   /**
@@ -183,7 +190,7 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     : (): OpRecord | undefined => (thread !== undefined ? (thread.next(threadOut) ? threadOut : undefined) : ordered!.next());
 
   // node:worker_threads and the worker's module only when a thread may be used.
-  const threadPays = opts.opsThread !== false && opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && (opts.opsThread === true ? availableParallelism() > 1 : spareCoreForOps());
+  const threadPays = opts.opsThread !== false && opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && (opts.opsThread === true ? availableParallelism() > 1 : opsThreadPays(opsReader.size));
   const Thread = threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, simulate, type GenSink } from '../../scripts/gen-trace.js';
 import { cli } from '../cli/helpers.js';
-import { spareCoreForOps } from '../../src/ledger/read.js';
+import { opsThreadPays } from '../../src/ledger/read.js';
 
 // ops.jsonl is parsed on a worker when big enough and a core is free (or with --ops-thread): the report must be the same as with --no-ops-thread.
 let dir: string;
@@ -101,16 +101,19 @@ describe('ledger: ops.jsonl on a second thread', () => {
 });
 
 describe('ledger: whether the ops thread pays', () => {
+  const MB = 1 << 20;
   it.each([
-    ['one core, idle', 1, 0, false],
-    ['two cores, idle', 2, 0.2, true],
-    ['two cores, one busy', 2, 1, false],
-    ['two cores shared with two other workers', 2, 4.6, false],
-    ['eight cores, six busy', 8, 6, true],
-    ['eight cores, seven busy', 8, 7, false],
-    ['a platform without a load average', 4, 0, true],
-  ])('%s', (_name, cores, load, pays) => {
-    expect(spareCoreForOps(cores, load)).toBe(pays);
+    ['one core, idle', 64 * MB, 1, 0, false],
+    ['one core, a huge file', 1024 * MB, 1, 0, false],
+    ['two cores, idle', 64 * MB, 2, 0.2, true],
+    ['two cores, one busy', 64 * MB, 2, 1, false],
+    ['two cores shared with two other workers', 64 * MB, 2, 4.6, false],
+    ['two cores shared, a 500 MB file', 500 * MB, 2, 4.6, true],
+    ['eight cores, six busy', 64 * MB, 8, 6, true],
+    ['eight cores, seven busy', 64 * MB, 8, 7, false],
+    ['a platform without a load average', 64 * MB, 4, 0, true],
+  ])('%s', (_name, bytes, cores, load, pays) => {
+    expect(opsThreadPays(bytes, cores, load)).toBe(pays);
   });
 });
 
