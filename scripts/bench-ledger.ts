@@ -5,7 +5,7 @@
  * completion, as a multi-threaded load generator does, and 0.2 % of operations starting 0.2 µs
  * after their task's previous one). Each shape is read as trace text (a separate entry event,
  * no instance ids) and as probe.jsonl (instance records), each with one thread and with ops.jsonl
- * on a second thread (the default for a big ops.jsonl).
+ * on a second thread (forced with --ops-thread; the default takes it for a big ops.jsonl when a core is free).
  *
  * Prints events/s (by wall time and per CPU second, with the load average: the machine may be
  * shared, and CPU time is the steadier figure), wall and CPU time, peak RSS, the time of a bare line-by-line read
@@ -112,6 +112,14 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
  * process, in turns (floor, one thread, ops thread; `pairs` times), the ratio the median of the
  * pairs' ratios.
  */
+/**
+ * What the default does at this load (src/ledger/read.ts), loaded by the parent only: the floor's
+ * child runs this file too, and the ledger's modules would be start-up it does not need.
+ */
+let opsThreadPays: (bytes: number) => boolean = () => false;
+let OPS_THREAD_SPARE_CORES = 0;
+let OPS_THREAD_BUSY_MIN_BYTES = 0;
+
 function wholeRows(trace: string, ops: string, records: number, ledgerArgs: string[], pairs: number): { rows: string[]; summary: string } {
   const bin = path.join(root, 'dist/src/bin.js');
   const floorArgv = [process.execPath, fileURLToPath(import.meta.url), '--child-floor', ...floorFiles(trace, ops)];
@@ -129,7 +137,7 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
   for (let i = 0; i < pairs; i++) {
     const f = wholeProcess(floorArgv);
     const a = wholeProcess(ledgerArgv(['--no-ops-thread']));
-    const b = wholeProcess(ledgerArgv(['--ops-thread-min-mb', '0']));
+    const b = wholeProcess(ledgerArgv(['--ops-thread', '--ops-thread-min-mb', '0']));
     fl.push(f.ms);
     one.push(a.ms / f.ms);
     two.push(b.ms / f.ms);
@@ -154,6 +162,7 @@ function wholeRows(trace: string, ops: string, records: number, ledgerArgs: stri
     `whole process (the bin, in turns with the floor, median of ${pairs}; loads ${loads.join(', ')}): floor ${(floorMs / 1000).toFixed(2)} s wall, ${(floorCpu / 1000).toFixed(2)} s CPU, ${rssF.toFixed(0)} MB`,
     `  one thread ${r1.toFixed(2)}x the floor wall (${c1.toFixed(2)}x CPU), ${evs(r1).toFixed(2)} M events/s wall (${evsCpu(c1).toFixed(2)} M per CPU s), peak RSS ${rss1.toFixed(0)} MB`,
     `  ops thread ${r2.toFixed(2)}x wall (${c2.toFixed(2)}x CPU), ${evs(r2).toFixed(2)} M events/s wall (${evsCpu(c2).toFixed(2)} M per CPU s), ${rss2.toFixed(0)} MB`,
+    `  the default (neither --ops-thread nor --no-ops-thread) takes ${opsThreadPays(statSync(ops).size) ? 'the ops thread' : 'one thread'} here: ${os.availableParallelism()} cores less ${load()}, ${OPS_THREAD_SPARE_CORES} needed free, or an ops.jsonl of ${OPS_THREAD_BUSY_MIN_BYTES / 1048576} MiB (this one ${(statSync(ops).size / 1048576).toFixed(0)} MiB)`,
   ];
   return { rows, summary: `one thread ${evs(r1).toFixed(2)} M events/s wall, ${evsCpu(c1).toFixed(2)} M per CPU s (${r1.toFixed(2)}x floor wall, ${c1.toFixed(2)}x CPU, ${rss1.toFixed(0)} MB); ops thread ${evs(r2).toFixed(2)} M/s wall (${r2.toFixed(2)}x, ${c2.toFixed(2)}x CPU, ${rss2.toFixed(0)} MB); loads ${loads.join('/')}` };
 }
@@ -247,6 +256,7 @@ async function bench(argv: string[]): Promise<void> {
   const rssBy = new Map<string, string[]>();
   let fixedCpuMs: number | undefined;
   let fixedNote = '';
+  ({ opsThreadPays, OPS_THREAD_SPARE_CORES, OPS_THREAD_BUSY_MIN_BYTES } = await import('../src/ledger/read.js'));
   process.stdout.write(`floor: ${FLOOR_DEFINITION}\n`);
   if (!wholeOnly) {
     // The fixed cost: the same command on a trace of 1000 records.
@@ -257,7 +267,7 @@ async function bench(argv: string[]): Promise<void> {
     fixedCpuMs = fixed.cpuMs;
     // With the ops thread the ledger also waits for the worker: its start, and its first reorder
     // window (DEFAULT_OPS_REORDER lines) before it can hand out the first operation.
-    const fixedThr = runChild(['--child-ledger', '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'trace.txt'), '--capture-stop-ns', String(t.stop_us * 1000), '--maxactive', String(t.params.maxactive), '--nmissed-delta', String(t.nmissed), '--ops-thread-min-mb', '0']);
+    const fixedThr = runChild(['--child-ledger', '--ops', path.join(dir, 'ops.jsonl'), '--trace', path.join(dir, 'trace.txt'), '--capture-stop-ns', String(t.stop_us * 1000), '--maxactive', String(t.params.maxactive), '--nmissed-delta', String(t.nmissed), '--ops-thread', '--ops-thread-min-mb', '0']);
     fixedNote = `fixed cost (the same command on 1000 records: start-up, module loading, first compilations): ${fixed.ms.toFixed(0)} ms wall, ${fixed.cpuMs.toFixed(0)} ms CPU, peak RSS ${fixed.maxRssMb.toFixed(0)} MB; with the ops thread ${fixedThr.ms.toFixed(0)} ms wall (the worker's start) (${load()})`;
     process.stdout.write(`${fixedNote}\n`);
   }
@@ -284,7 +294,7 @@ async function bench(argv: string[]): Promise<void> {
         const bare = runChild(['--child-bare', trace, ops]);
         // Trace text carries no counters: the miss delta and the pool come as a user gives them (a case, or flags).
         const extra = form === 'trace.txt' ? ['--nmissed-delta', String(truth.nmissed)] : [];
-        // One thread here; the second core's run (the default with an ops.jsonl of 32 MiB or more) follows.
+        // One thread here; the second core's run (forced: the default takes it only when a core is free) follows.
         const led = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--no-ops-thread']);
         const check = led.code === 0 && led.out ? truthLine(led.out, form === 'trace.txt' ? truth.text : truth.jsonl, form) : `exit ${led.code}`;
         const evs = records / (led.ms / 1000);
@@ -299,9 +309,9 @@ async function bench(argv: string[]): Promise<void> {
           `bare readline of trace+ops ${(bare.ms / 1000).toFixed(2)} s wall, ${(bare.cpuMs / 1000).toFixed(2)} s CPU (ledger/bare: ${(led.ms / bare.ms).toFixed(2)}x wall, ${(led.cpuMs / bare.cpuMs).toFixed(2)}x CPU)`,
         ];
         // The second core: ops.jsonl parsed and ordered on a worker thread while the trace is
-        // scanned (the default for an ops.jsonl of 32 MiB or more). Forced (--ops-thread-min-mb 0)
-        // so that the small sizes take it too.
-        const thr = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--ops-thread-min-mb', '0']);
+        // scanned (the default for an ops.jsonl of 32 MiB or more when a core is free). Forced
+        // (--ops-thread --ops-thread-min-mb 0) so that a busy machine and the small sizes take it too.
+        const thr = runChild(['--child-ledger', '--ops', ops, '--trace', trace, '--capture-stop-ns', String(stopNs), '--maxactive', String(truth.params.maxactive), ...extra, '--ops-thread', '--ops-thread-min-mb', '0']);
         const same = thr.code === 0 && thr.out === led.out ? 'same report' : 'REPORT DIFFERS';
         const thrEvs = records / (thr.ms / 1000);
         rows.push(`ops on a second thread ${(thr.ms / 1000).toFixed(2)} s wall, ${(thr.cpuMs / 1000).toFixed(2)} s CPU (both threads): ${(thrEvs / 1e6).toFixed(2)} M events/s wall; peak RSS ${thr.maxRssMb.toFixed(0)} MB: speed-up ${(led.ms / thr.ms).toFixed(2)}x wall, RSS cost ${(thr.maxRssMb - led.maxRssMb).toFixed(0)} MB (${same}; ${load()})`);

@@ -2,12 +2,13 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandContext } from './context.js';
 import { InputError } from '../errors.js';
-import { openInput } from '../fsutil.js';
+import { closeSync, fstatSync } from 'node:fs';
+import { openInputSync } from '../fsutil.js';
 import { caseInputs } from '../ledger/caseInputs.js';
 import { caseUpdates, contradictionLine, formatLedgerText, ledgerJson, type LedgerView } from '../ledger/format.js';
-import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
+import { DEFAULT_OPS_REORDER, DEFAULT_OPS_THREAD_MIN_BYTES, OPS_THREAD_BUSY_MIN_BYTES, OPS_THREAD_SPARE_CORES, readLedger, type LedgerReport, type TraceFormat } from '../ledger/read.js';
 import { progressBar } from '../ledger/progress.js';
-import { fileChunks } from '../ledger/lines.js';
+import { fileChunksSync } from '../ledger/lines.js';
 import type { LedgerObserver } from '../ledger/ledger.js';
 import { intArg } from './args.js';
 import { nsLiteral } from '../ledger/clock.js';
@@ -43,15 +44,18 @@ export interface LedgerCommandOptions {
   observe?: LedgerObserver;
 }
 
-/** Open the trace: a regular file (src/fsutil.ts openInput), or stdin for `-`. */
-async function openTrace(ctx: CommandContext, trace: string): Promise<{ name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer>; size: number | undefined; close: () => Promise<void> }> {
-  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined, close: async () => undefined };
-  const { handle, size } = await openInput(path.resolve(ctx.io.cwd, trace), 'trace file (or - for stdin)').catch((err: unknown) => {
+/** Open the trace: a regular file (src/fsutil.ts openInputSync, read with readSync), or stdin for `-`. */
+function openTrace(ctx: CommandContext, trace: string): { name: string; stream: NodeJS.ReadableStream | Iterable<Buffer>; size: number | undefined; close: () => void } {
+  if (trace === '-') return { name: '<stdin>', stream: ctx.io.stdin, size: undefined, close: () => undefined };
+  let fd: number;
+  try {
+    fd = openInputSync(path.resolve(ctx.io.cwd, trace), 'trace file (or - for stdin)');
+  } catch (err) {
     // Name the file as the user typed it.
     if (err instanceof InputError) throw new InputError({ file: trace }, err.expected, err.got);
     throw err;
-  });
-  return { name: trace, stream: fileChunks(handle), size, close: () => handle.close() };
+  }
+  return { name: trace, stream: fileChunksSync(fd), size: fstatSync(fd).size, close: () => closeSync(fd) };
 }
 
 /** Run the ledger for the command and the benchmark alike. */
@@ -63,7 +67,7 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
   if (o.captureStartNs !== undefined && o.captureStopNs !== undefined && o.captureStartNs > o.captureStopNs) {
     throw new InputError({}, `--capture-start-ns at or before --capture-stop-ns (${o.captureStopNs})`, String(o.captureStartNs));
   }
-  const t = await openTrace(ctx, o.trace);
+  const t = openTrace(ctx, o.trace);
   const bar = ctx.io.stderrIsTTY ? progressBar(ctx.io.stderr, t.size) : undefined;
   const eff = o.maxactive !== undefined ? { value: o.maxactive, from: '--maxactive' } : fromCase?.effectiveMaxactive;
   let report: LedgerReport;
@@ -87,9 +91,8 @@ export async function runLedger(ctx: CommandContext, o: LedgerCommandOptions): P
     });
   } finally {
     bar?.done();
-    // A failure before the trace was read (a bad --ops) must still close the trace file: an open
-    // FileHandle left to the garbage collector prints a warning of its own on stderr.
-    await t.close();
+    // A failure before the trace was read (a bad --ops) must still close the trace file.
+    t.close();
   }
   // Problems name files as the user typed them, not as resolved.
   if (o.ops !== undefined) {
@@ -113,7 +116,8 @@ export function withTraceReadingOptions(cmd: Command): Command {
     .option('--nmissed-delta <n>', 'the return probe miss-counter delta within one epoch (overrides the case)', intArg('--nmissed-delta', 0))
     .option('--maxactive <n>', 'the effective maxactive to compare the high-water mark with (overrides the case)', intArg('--maxactive', 1))
     .option('--ops-reorder <lines>', `how many lines ops.jsonl may be out of submit_ns order (held in memory, about 140 bytes each with probe.jsonl; default ${DEFAULT_OPS_REORDER})`, intArg('--ops-reorder', 1))
-    .option('--no-ops-thread', `parse ops.jsonl on the main thread (by default a second thread parses it and puts it into submit order while the trace is scanned, when ops.jsonl has at least --ops-thread-min-mb and a second CPU exists)`)
+    .option('--ops-thread', `parse ops.jsonl on a second thread, which puts it into submit order while the trace is scanned, whenever ops.jsonl has at least --ops-thread-min-mb and a second CPU exists (by default only when a core is also free, the load average leaving ${OPS_THREAD_SPARE_CORES} cores, or ops.jsonl has ${OPS_THREAD_BUSY_MIN_BYTES / 1048576} MiB or more)`)
+    .option('--no-ops-thread', 'parse ops.jsonl on the main thread')
     .option('--ops-thread-min-mb <n>', `smallest ops.jsonl, in MiB, worth a second thread (its start-up costs more than the parse below it; default ${DEFAULT_OPS_THREAD_MIN_BYTES / 1048576})`, intArg('--ops-thread-min-mb', 0))
     .option('--capture-start-ns <ns>', 'when capture started (operations done before it are outside the window)', nsArg('--capture-start-ns'))
     .option('--capture-stop-ns <ns>', 'when capture stopped (default: the last record)', nsArg('--capture-stop-ns'));

@@ -2,6 +2,7 @@ import { LogHistogram, type DurationSummary } from './histogram.js';
 import type { CounterRecord, OpRecord, ProbeRecord } from './records.js';
 import { KeyHeap } from './heap.js';
 import { CallStack, CallTable, NO_CALL } from './calls.js';
+import { IdTable } from './idtable.js';
 import { INTERVAL, NONE, POINT, RetroSweep } from './sweep.js';
 import type { ContradictionId } from './contradictions.js';
 
@@ -270,7 +271,7 @@ export class LedgerBuilder {
   private readonly hasOps: boolean;
   private pending: OpRecord | undefined;
   private lastSubmit = -Infinity;
-  private readonly activeById = new Map<string, OpState>();
+  private readonly activeById = new IdTable<OpState>();
   /** Active operations without done_ns when there is no id index (retired at the end). */
   private readonly activeNoId = new Set<OpState>();
   private readonly opIds: boolean;
@@ -285,7 +286,7 @@ export class LedgerBuilder {
    * points are named by number, so nothing refers to it any more.
    */
   private readonly calls = new CallTable<OpState>();
-  private readonly inst = new Map<string, number>();
+  private readonly inst = new IdTable<number>();
   private readonly stacks = new Map<number, CallStack>();
   private readonly hist = new LogHistogram();
   private readonly counterFirst = new Map<string, CounterRecord>();
@@ -725,7 +726,7 @@ export class LedgerBuilder {
         this.activate(this.pending, lateStop);
         this.pending = this.pullOp();
       }
-      for (const st of [...this.activeById.values()]) this.retire(st, stopNs);
+      for (const st of this.activeById.values()) this.retire(st, stopNs);
       for (const st of [...this.activeNoId]) this.retire(st, stopNs);
       // Duplicated ids leave the shadowed state only in the per-task index or the heap.
       for (const list of [...this.activeByTask.values()]) for (const st of [...list]) if (st.active) this.retire(st, stopNs);

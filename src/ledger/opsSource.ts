@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import { MAX_LINE, type SyncFileLines } from './lines.js';
 import { ReorderWindow } from './reorder.js';
-import { fastOpInto, fullOpBytes, type OpRecord } from './records.js';
+import { fastOpInto, fullOpBytes, opIdSeen, type OpRecord } from './records.js';
 
 /**
  * ops.jsonl as the ledger consumes it: lines parsed (fast path, then the full parser for what it
@@ -48,8 +48,12 @@ export class OrderedOps {
     this.held = new ReorderWindow(wantIds);
   }
 
+  /** The line read last when its id is still bytes in it (see opIdSeen), else undefined. */
+  private idIn: Buffer | undefined;
+
   private read(): OpRecord | undefined {
     const reader = this.reader;
+    this.idIn = undefined;
     for (;;) {
       const l = reader.next();
       if (l === undefined) return undefined;
@@ -60,8 +64,9 @@ export class OrderedOps {
         continue;
       }
       if (isBlankLine(l.b, l.start, l.end)) continue;
-      if (fastOpInto(this.slot, l.b, l.start, l.end, l.no, this.wantIds, this.clock)) {
+      if (fastOpInto(this.slot, l.b, l.start, l.end, l.no, this.wantIds ? 'bytes' : false, this.clock)) {
         this.valid++;
+        if (this.wantIds) this.idIn = l.b;
         return this.slot;
       }
       const r = fullOpBytes(l.b, l.start, l.end, l.no, this.clock);
@@ -80,6 +85,7 @@ export class OrderedOps {
     while (!this.ended && held.size <= this.reorder) {
       const op = this.read();
       if (op === undefined) this.ended = true;
+      else if (this.idIn !== undefined) held.push(op, this.idIn, opIdSeen.from, opIdSeen.to, opIdSeen.ascii);
       else held.push(op);
     }
     return held.popInto(this.out) ? this.out : undefined;

@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
 import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
@@ -25,6 +25,30 @@ export const DEFAULT_OPS_REORDER = 32_768;
  * parser's modules) and ~20 MB, while the main thread parses ~3 MB of ops lines in that time.
  */
 export const DEFAULT_OPS_THREAD_MIN_BYTES = 32 << 20;
+
+/**
+ * Cores the ops thread needs free, by the 1-minute load average, before it is started for an
+ * ops.jsonl of DEFAULT_OPS_THREAD_MIN_BYTES: the main thread takes one, the worker wants most of
+ * another. On a 2-core machine shared with two other workers (issue 24's bench, loads 4-8) the
+ * thread lost at 1 M records (ops.jsonl 50 MB) in 5 of 8 runs, by up to 1.55x wall.
+ */
+export const OPS_THREAD_SPARE_CORES = 1.5;
+
+/**
+ * ...but from this size of ops.jsonl on it is taken whatever the load: at 10 M records (ops.jsonl
+ * 500 MB) it won in 6 of 8 runs at loads 2-9, by up to 1.35x wall (two runnable threads also get
+ * a larger share of busy cores than one), and lost the other two by at most 1.08x.
+ */
+export const OPS_THREAD_BUSY_MIN_BYTES = 256 << 20;
+
+/**
+ * Does a second thread pay for an ops.jsonl of `bytes` now? Measured when the ledger starts: a
+ * second CPU, and the cores less the load average (0 where the platform keeps none, as on
+ * Windows) leave OPS_THREAD_SPARE_CORES, or the file has OPS_THREAD_BUSY_MIN_BYTES.
+ */
+export function opsThreadPays(bytes: number, cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
+  return cores > 1 && (cores - load >= OPS_THREAD_SPARE_CORES || bytes >= OPS_THREAD_BUSY_MIN_BYTES);
+}
 
 /** The probe-record formats the ledger reads; `auto` looks at the first line that carries data. */
 export type TraceFormat = 'jsonl' | 'trace-text' | 'perf-script';
@@ -70,8 +94,8 @@ export class ProblemLog {
 export interface ReadLedgerOptions {
   /** Path of ops.jsonl (read with a pull reader, so it must be a file, not stdin). */
   opsFile?: string | undefined;
-  /** The probe records: a stream, or chunks from lines.ts fileChunks (one reused buffer). */
-  trace: { name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer> };
+  /** The probe records: a stream, or chunks from lines.ts fileChunksSync (one reused buffer). */
+  trace: { name: string; stream: NodeJS.ReadableStream | AsyncIterable<Buffer> | Iterable<Buffer> };
   format?: TraceFormat | 'auto' | undefined;
   events?: TraceLineOptions | undefined;
   semantics?: EntrySemantics | undefined;
@@ -85,10 +109,14 @@ export interface ReadLedgerOptions {
   observe?: LedgerObserver | undefined;
   /** Operation lines held ahead to put ops.jsonl into submit order (default DEFAULT_OPS_REORDER). */
   opsReorder?: number | undefined;
-  /** Parse and order ops.jsonl on a worker thread while the trace is scanned. */
+  /**
+   * Parse and order ops.jsonl on a worker thread while the trace is scanned: true when a second
+   * CPU exists, false never, undefined (the default) when a core is also free now or the file is
+   * large (opsThreadPays).
+   */
   opsThread?: boolean | undefined;
   /**
-   * ...but only when ops.jsonl has at least this many bytes and a second CPU exists (default
+   * ...and only when ops.jsonl has at least this many bytes (default
    * DEFAULT_OPS_THREAD_MIN_BYTES): the thread's start-up is on the critical path (the ledger
    * waits for its first operation), and below this it costs more than the parse it takes over.
    */
@@ -162,8 +190,8 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     : (): OpRecord | undefined => (thread !== undefined ? (thread.next(threadOut) ? threadOut : undefined) : ordered!.next());
 
   // node:worker_threads and the worker's module only when a thread may be used.
-  const threadPays = opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && availableParallelism() > 1;
-  const Thread = opts.opsThread === true && threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
+  const threadPays = opts.opsThread !== false && opsReader !== undefined && opsReader.size >= (opts.opsThreadMinBytes ?? DEFAULT_OPS_THREAD_MIN_BYTES) && (opts.opsThread === true ? availableParallelism() > 1 : opsThreadPays(opsReader.size));
+  const Thread = threadPays ? (await import('./opsThread.js')).OpsThread : undefined;
   // Semantics follow the format unless the caller says otherwise; fixed at the first record.
   let builder: LedgerBuilder | undefined;
   const captureNs = (v: number | bigint | undefined, name: string): number | undefined => {

@@ -119,11 +119,174 @@ const V_ENTRY = key('entry');
 const V_RETURN = key('return');
 const V_FILTERED = key('filtered');
 
+/** Buffer's own latin1 decoder (see flatjson.ts): ASCII bytes decode the same as latin1. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
+
+/*
+ * The shape most writers give an op line: ledger-format.md's keys in its order, compact or with
+ * spaces after ':' and ',', ASCII ids without escapes, integers of at most 15 digits. Read by
+ * matching those bytes in place, it costs about half of the flat scan, which hashes every key,
+ * skips whitespace anywhere and tracks UTF-8. Anything else (another order, another field,
+ * escapes, a fraction) gives up at the first byte that differs, and the line goes to the flat
+ * scan as before; after SHAPE_GIVE_UP lines in a row that do, a file is taken to be written
+ * otherwise and the shape is no longer tried.
+ */
+const S_OP = key('"op":');
+const S_TASK = key('"task":');
+const S_SUBMIT = key('"submit_ns":');
+const S_DONE = key('"done_ns":');
+const S_REACHES = key('"reaches_target":');
+const SHAPE_GIVE_UP = 256;
+let opShapeMisses = 0;
+/** The value shapeUint read, or the end of the string shapeStr read. */
+let shapeV = 0;
+
+/** b[i..) after spaces. */
+function shapeSp(b: Buffer, i: number, end: number): number {
+  while (i < end && b[i] === 32) i++;
+  return i;
+}
+
+/** Past the literal `w` at b[i] and the spaces after it, or -1. */
+function shapeLit(b: Buffer, i: number, end: number, w: Uint8Array): number {
+  if (i < 0 || i + w.length > end) return -1;
+  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
+  return shapeSp(b, i + w.length, end);
+}
+
+/** Past `,` and the spaces after it at b[i], or -1. */
+function shapeComma(b: Buffer, i: number, end: number): number {
+  i = shapeSp(b, i, end);
+  return i < end && b[i] === 44 ? shapeSp(b, i + 1, end) : -1;
+}
+
+/** A non-negative JSON integer of 1-15 digits at b[i] into shapeV: past it, or -1. */
+function shapeUint(b: Buffer, i: number, end: number): number {
+  let k = i;
+  let v = 0;
+  while (k < end) {
+    const d = b[k]!;
+    if (d < 48 || d > 57) break;
+    v = v * 10 + (d - 48);
+    k++;
+  }
+  if (k === i || k - i > 15 || (b[i] === 48 && k - i > 1)) return -1;
+  const d = k < end ? b[k] : -1;
+  if (d === 46 || d === 101 || d === 69) return -1;
+  shapeV = v;
+  return k;
+}
+
+/** A non-empty ASCII string without escapes or control bytes at b[i] (its bytes end at shapeV): past it, or -1. */
+function shapeStr(b: Buffer, i: number, end: number): number {
+  if (i >= end || b[i] !== 34) return -1;
+  let k = i + 1;
+  for (;;) {
+    if (k >= end) return -1;
+    const d = b[k]!;
+    if (d === 34) break;
+    if (d === 92 || d < 32 || d > 126) return -1;
+    k++;
+  }
+  if (k === i + 1) return -1;
+  shapeV = k;
+  return k + 1;
+}
+
+/** `null` at b[i]: past it, or -1. */
+function shapeNull(b: Buffer, i: number, end: number): number {
+  return i + 4 <= end && b[i] === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108 ? i + 4 : -1;
+}
+
+/**
+ * Where fastOpInto found the op id of the line it accepted last: b[from, to), its bytes are its
+ * characters when `ascii`. With `wantId` 'bytes' this is all it gives (the record's `op` is ''):
+ * the reorder window keeps the bytes and makes the string when it hands the operation out.
+ */
+export const opIdSeen = { from: 0, to: 0, ascii: true };
+
+/** What fastOpInto makes of the op id: the string (true), nothing (false), or only opIdSeen ('bytes'). */
+export type WantId = boolean | 'bytes';
+
+/** An op line in the common shape (see above) into `out`; false: not that shape, or not valid. */
+function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: WantId, clock: Clock): boolean {
+  if (start >= end || b[start] !== 123 /* { */) return false;
+  let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_OP);
+  const opFrom = i + 1;
+  i = shapeStr(b, i, end);
+  if (i < 0) return false;
+  const opTo = shapeV;
+  i = shapeLit(b, shapeComma(b, i, end), end, S_TASK);
+  if (i < 0) return false;
+  let task = -1;
+  const tn = shapeNull(b, i, end);
+  if (tn >= 0) i = tn;
+  else {
+    i = shapeUint(b, i, end);
+    if (i < 0) return false;
+    task = shapeV;
+  }
+  i = shapeLit(b, shapeComma(b, i, end), end, S_SUBMIT);
+  if (i < 0) return false;
+  i = shapeUint(b, i, end);
+  if (i < 0) return false;
+  const submit = clock.relNs(shapeV);
+  if (!(submit >= 0)) return false;
+  i = shapeLit(b, shapeComma(b, i, end), end, S_DONE);
+  if (i < 0) return false;
+  let done: number | null = null;
+  const dn = shapeNull(b, i, end);
+  if (dn >= 0) i = dn;
+  else {
+    i = shapeUint(b, i, end);
+    if (i < 0) return false;
+    done = clock.relNs(shapeV);
+    if (!(done >= 0) || done < submit) return false;
+  }
+  i = shapeLit(b, shapeComma(b, i, end), end, S_REACHES);
+  if (i < 0 || i + 4 > end) return false;
+  let reaches: boolean | undefined;
+  const c = b[i];
+  if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
+    reaches = true;
+    i += 4;
+  } else if (c === 102 && i + 5 <= end && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) {
+    reaches = false;
+    i += 5;
+  } else {
+    i = shapeNull(b, i, end);
+    if (i < 0) return false;
+  }
+  i = shapeSp(b, i, end);
+  if (i >= end || b[i] !== 125 /* } */) return false;
+  for (i++; i < end; i++) {
+    const d = b[i];
+    if (d !== 32 && d !== 9 && d !== 13) return false;
+  }
+  out.op = wantId !== true ? '' : latin1Slice !== undefined ? latin1Slice.call(b, opFrom, opTo) : b.toString('latin1', opFrom, opTo);
+  opIdSeen.from = opFrom;
+  opIdSeen.to = opTo;
+  opIdSeen.ascii = true;
+  out.task = task;
+  out.submitNs = submit;
+  out.doneNs = done;
+  out.reachesTarget = reaches;
+  out.line = line;
+  return true;
+}
+
 /**
  * The fast path for a well-formed op line, written into `out` (reused by the reader: one object
  * for the whole file); false sends the line to the full parser.
  */
-export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId = true, clock: Clock = ABSOLUTE): boolean {
+export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: WantId = true, clock: Clock = ABSOLUTE): boolean {
+  if (opShapeMisses < SHAPE_GIVE_UP) {
+    if (shapeOpInto(out, b, start, end, line, wantId, clock)) {
+      opShapeMisses = 0;
+      return true;
+    }
+    opShapeMisses++;
+  }
   if (!flat.reset(b, start, end)) return false;
   let op: string | undefined;
   let task = -1;
@@ -139,7 +302,10 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
     if (kh === H_OP && flat.keyIs(K_OP)) {
       if (t !== F_STR || flat.vEnd === flat.vStart) return false;
       // Trace text never names an operation: its id is not needed, so not decoded.
-      op = wantId ? flat.str() : '';
+      op = wantId === true ? flat.str() : '';
+      opIdSeen.from = flat.vStart;
+      opIdSeen.to = flat.vEnd;
+      opIdSeen.ascii = flat.ascii;
     } else if (kh === H_TASK && flat.keyIs(K_TASK)) {
       if (t === F_NUM && flat.num >= 0) task = flat.num;
       else if (t !== F_NULL) return false;
@@ -167,12 +333,135 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
   return true;
 }
 
+const S_EV = key('"ev":');
+const S_ENTRY = key('"entry"');
+const S_RETURN = key('"return"');
+const S_FILTERED = key('"filtered"');
+let probeShapeMisses = 0;
+
+/** `w` at b[i]: true when the bytes are there. */
+function shapeIs(b: Buffer, i: number, end: number, w: Uint8Array): boolean {
+  if (i + w.length > end) return false;
+  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return false;
+  return true;
+}
+
+/**
+ * A probe line in the common shape into `out`: `"ev"` first, then only the fields the ledger
+ * reads or a probe module writes (inst, task, cpu, ts_ns, op, ret), in any order, with values as
+ * for the op shape (an instance id as an ASCII string, `ret` a signed integer). False: not that
+ * shape, or not valid (the flat scan decides).
+ */
+function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number, clock: Clock): boolean {
+  if (start >= end || b[start] !== 123 /* { */) return false;
+  let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_EV);
+  if (i < 0) return false;
+  let ev: ProbeRecord['ev'];
+  if (shapeIs(b, i, end, S_ENTRY)) {
+    ev = 'entry';
+    i += 7;
+  } else if (shapeIs(b, i, end, S_RETURN)) {
+    ev = 'return';
+    i += 8;
+  } else if (shapeIs(b, i, end, S_FILTERED)) {
+    ev = 'filtered';
+    i += 10;
+  } else return false;
+  let ts = -1;
+  let task = -1;
+  let inst: string | undefined;
+  let op: string | undefined;
+  for (;;) {
+    i = shapeSp(b, i, end);
+    if (i >= end) return false;
+    if (b[i] === 125 /* } */) break;
+    i = shapeComma(b, i, end);
+    // The key: `"`, its bytes, `"`, `:`; told apart by length and a byte or two.
+    if (i < 0 || b[i] !== 34) return false;
+    const k0 = i + 1;
+    let k = k0;
+    while (k < end && b[k] !== 34) k++;
+    const kn = k - k0;
+    i = shapeSp(b, k + 1, end);
+    if (i >= end || b[i] !== 58 /* : */) return false;
+    i = shapeSp(b, i + 1, end);
+    const c0 = b[k0];
+    const c1 = b[k0 + 1];
+    if (kn === 4 && c0 === 105 && c1 === 110 && b[k0 + 2] === 115 && b[k0 + 3] === 116) {
+      // inst
+      const n = shapeNull(b, i, end);
+      if (n >= 0) {
+        inst = undefined;
+        i = n;
+      } else {
+        const from = i + 1;
+        i = shapeStr(b, i, end);
+        if (i < 0) return false;
+        inst = latin1Slice !== undefined ? latin1Slice.call(b, from, shapeV) : b.toString('latin1', from, shapeV);
+      }
+    } else if (kn === 4 && c0 === 116 && c1 === 97 && b[k0 + 2] === 115 && b[k0 + 3] === 107) {
+      // task
+      const n = shapeNull(b, i, end);
+      if (n >= 0) {
+        task = -1;
+        i = n;
+      } else {
+        i = shapeUint(b, i, end);
+        if (i < 0) return false;
+        task = shapeV;
+      }
+    } else if (kn === 5 && c0 === 116 && c1 === 115 && b[k0 + 2] === 95 && b[k0 + 3] === 110 && b[k0 + 4] === 115) {
+      // ts_ns
+      i = shapeUint(b, i, end);
+      if (i < 0) return false;
+      ts = clock.relNs(shapeV);
+      if (!(ts >= 0)) return false;
+    } else if (kn === 2 && c0 === 111 && c1 === 112) {
+      // op
+      const n = shapeNull(b, i, end);
+      if (n >= 0) {
+        op = undefined;
+        i = n;
+      } else {
+        const from = i + 1;
+        i = shapeStr(b, i, end);
+        if (i < 0) return false;
+        op = latin1Slice !== undefined ? latin1Slice.call(b, from, shapeV) : b.toString('latin1', from, shapeV);
+      }
+    } else if (kn === 3 && ((c0 === 99 && c1 === 112 && b[k0 + 2] === 117) || (c0 === 114 && c1 === 101 && b[k0 + 2] === 116))) {
+      // cpu, ret: read past, as the flat scan does with a field it does not use.
+      if (b[i] === 45 /* - */ && c0 === 114) i++;
+      i = shapeUint(b, i, end);
+      if (i < 0) return false;
+    } else return false;
+  }
+  for (i++; i < end; i++) {
+    const d = b[i];
+    if (d !== 32 && d !== 9 && d !== 13) return false;
+  }
+  if (ts < 0) return false;
+  out.ev = ev;
+  out.tsNs = ts;
+  out.task = task;
+  out.inst = inst;
+  out.op = op;
+  out.line = line;
+  return true;
+}
+
 /**
  * The fast path for a well-formed entry/return/filtered line, written into `out` (the builder
  * keeps nothing of a record, so the reader passes one object for every line); false sends the
  * line to the full parser.
  */
 export function fastProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number, clock: Clock = ABSOLUTE): boolean {
+  if (probeShapeMisses < SHAPE_GIVE_UP) {
+    if (shapeProbeInto(out, b, start, end, line, clock)) {
+      probeShapeMisses = 0;
+      return true;
+    }
+    probeShapeMisses++;
+  }
   if (!flat.reset(b, start, end)) return false;
   let ev: ProbeRecord['ev'] | undefined;
   let ts = -1;

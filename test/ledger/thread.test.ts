@@ -6,8 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, simulate, type GenSink } from '../../scripts/gen-trace.js';
 import { cli } from '../cli/helpers.js';
+import { opsThreadPays } from '../../src/ledger/read.js';
 
-// ops.jsonl is parsed on a worker by default (when big enough): the report must be the same as with --no-ops-thread.
+// ops.jsonl is parsed on a worker when big enough and a core is free (or with --ops-thread): the report must be the same as with --no-ops-thread.
 let dir: string;
 const f = (name: string) => path.join(dir, name);
 let stopNs = 0;
@@ -42,8 +43,9 @@ afterAll(async () => {
 
 describe('ledger: ops.jsonl on a second thread', () => {
   it('gives the same report as the single-threaded reader, problems included', () => {
-    // A small ops.jsonl takes the thread only when told to (--ops-thread-min-mb 0).
-    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
+    // A small ops.jsonl takes the thread only when told to (--ops-thread-min-mb 0), and a busy
+    // machine only with --ops-thread.
+    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(0);
@@ -58,7 +60,7 @@ describe('ledger: ops.jsonl on a second thread', () => {
   it('gives the same report with probe.jsonl, whose records name operations by id', async () => {
     const ids = (await fs.readFile(f('ops-long.jsonl'), 'utf8')).length;
     expect(ids).toBeGreaterThan(4 << 20);
-    const args = ['ledger', '--ops', f('ops-long.jsonl'), '--trace', f('probe.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
+    const args = ['ledger', '--ops', f('ops-long.jsonl'), '--trace', f('probe.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(0);
@@ -73,7 +75,7 @@ describe('ledger: ops.jsonl on a second thread', () => {
   });
 
   it('keeps the same problems, ordered by place, whichever thread read ops.jsonl', () => {
-    const args = ['ledger', '--ops', f('ops-bad.jsonl'), '--trace', f('probe-bad.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread-min-mb', '0'];
+    const args = ['ledger', '--ops', f('ops-bad.jsonl'), '--trace', f('probe-bad.jsonl'), '--capture-stop-ns', String(stopNs), '--format', 'json', '--ops-thread', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(0);
@@ -89,12 +91,29 @@ describe('ledger: ops.jsonl on a second thread', () => {
   });
 
   it('refuses an operation past the reorder window the same way', () => {
-    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--ops-reorder', '1', '--ops-thread-min-mb', '0'];
+    const args = ['ledger', '--ops', f('ops.jsonl'), '--trace', f('trace.txt'), '--ops-reorder', '1', '--ops-thread', '--ops-thread-min-mb', '0'];
     const one = cli([...args, '--no-ops-thread']);
     const two = cli(args);
     expect(one.code).toBe(2);
     expect(two.code).toBe(2);
     expect(two.stderr).toBe(one.stderr);
+  });
+});
+
+describe('ledger: whether the ops thread pays', () => {
+  const MB = 1 << 20;
+  it.each([
+    ['one core, idle', 64 * MB, 1, 0, false],
+    ['one core, a huge file', 1024 * MB, 1, 0, false],
+    ['two cores, idle', 64 * MB, 2, 0.2, true],
+    ['two cores, one busy', 64 * MB, 2, 1, false],
+    ['two cores shared with two other workers', 64 * MB, 2, 4.6, false],
+    ['two cores shared, a 500 MB file', 500 * MB, 2, 4.6, true],
+    ['eight cores, six busy', 64 * MB, 8, 6, true],
+    ['eight cores, seven busy', 64 * MB, 8, 7, false],
+    ['a platform without a load average', 64 * MB, 4, 0, true],
+  ])('%s', (_name, bytes, cores, load, pays) => {
+    expect(opsThreadPays(bytes, cores, load)).toBe(pays);
   });
 });
 
