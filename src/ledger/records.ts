@@ -198,6 +198,43 @@ function shapeNull(b: Buffer, i: number, end: number): number {
   return i + 4 <= end && b[i] === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108 ? i + 4 : -1;
 }
 
+/** Only spaces, tabs and a CR from b[i] to the end of the line. */
+function shapeTail(b: Buffer, i: number, end: number): boolean {
+  for (; i < end; i++) {
+    const d = b[i];
+    if (d !== 32 && d !== 9 && d !== 13) return false;
+  }
+  return true;
+}
+
+/** An op line's fields into the reader's one record. */
+function putOp(out: OpRecord, op: string, task: number, submit: number, done: number | null, reaches: boolean | undefined, line: number): true {
+  out.op = op;
+  out.task = task;
+  out.submitNs = submit;
+  out.doneNs = done;
+  out.reachesTarget = reaches;
+  out.line = line;
+  return true;
+}
+
+/** The text shapeStrOrNull read: undefined for `null`. */
+let shapeS: string | undefined;
+
+/** shapeStr's string, or `null`, at b[i], its text into shapeS: past it, or -1. */
+function shapeStrOrNull(b: Buffer, i: number, end: number): number {
+  const n = shapeNull(b, i, end);
+  if (n >= 0) {
+    shapeS = undefined;
+    return n;
+  }
+  const from = i + 1;
+  const k = shapeStr(b, i, end);
+  if (k < 0) return -1;
+  shapeS = latin1Slice !== undefined ? latin1Slice.call(b, from, shapeV) : b.toString('latin1', from, shapeV);
+  return k;
+}
+
 /**
  * Where fastOpInto found the op id of the line it accepted last: b[from, to), its bytes are its
  * characters when `ascii`. With `wantId` 'bytes' this is all it gives (the record's `op` is ''):
@@ -259,20 +296,11 @@ function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line:
   }
   i = shapeSp(b, i, end);
   if (i >= end || b[i] !== 125 /* } */) return false;
-  for (i++; i < end; i++) {
-    const d = b[i];
-    if (d !== 32 && d !== 9 && d !== 13) return false;
-  }
-  out.op = wantId !== true ? '' : latin1Slice !== undefined ? latin1Slice.call(b, opFrom, opTo) : b.toString('latin1', opFrom, opTo);
+  if (!shapeTail(b, i + 1, end)) return false;
   opIdSeen.from = opFrom;
   opIdSeen.to = opTo;
   opIdSeen.ascii = true;
-  out.task = task;
-  out.submitNs = submit;
-  out.doneNs = done;
-  out.reachesTarget = reaches;
-  out.line = line;
-  return true;
+  return putOp(out, wantId !== true ? '' : latin1Slice !== undefined ? latin1Slice.call(b, opFrom, opTo) : b.toString('latin1', opFrom, opTo), task, submit, done, reaches, line);
 }
 
 /**
@@ -324,13 +352,7 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
     }
   }
   if (op === undefined || submit < 0 || (done !== null && done < submit)) return false;
-  out.op = op;
-  out.task = task;
-  out.submitNs = submit;
-  out.doneNs = done;
-  out.reachesTarget = reaches;
-  out.line = line;
-  return true;
+  return putOp(out, op, task, submit, done, reaches, line);
 }
 
 const S_EV = key('"ev":');
@@ -389,16 +411,9 @@ function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number,
     const c1 = b[k0 + 1];
     if (kn === 4 && c0 === 105 && c1 === 110 && b[k0 + 2] === 115 && b[k0 + 3] === 116) {
       // inst
-      const n = shapeNull(b, i, end);
-      if (n >= 0) {
-        inst = undefined;
-        i = n;
-      } else {
-        const from = i + 1;
-        i = shapeStr(b, i, end);
-        if (i < 0) return false;
-        inst = latin1Slice !== undefined ? latin1Slice.call(b, from, shapeV) : b.toString('latin1', from, shapeV);
-      }
+      i = shapeStrOrNull(b, i, end);
+      if (i < 0) return false;
+      inst = shapeS;
     } else if (kn === 4 && c0 === 116 && c1 === 97 && b[k0 + 2] === 115 && b[k0 + 3] === 107) {
       // task
       const n = shapeNull(b, i, end);
@@ -418,16 +433,9 @@ function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number,
       if (!(ts >= 0)) return false;
     } else if (kn === 2 && c0 === 111 && c1 === 112) {
       // op
-      const n = shapeNull(b, i, end);
-      if (n >= 0) {
-        op = undefined;
-        i = n;
-      } else {
-        const from = i + 1;
-        i = shapeStr(b, i, end);
-        if (i < 0) return false;
-        op = latin1Slice !== undefined ? latin1Slice.call(b, from, shapeV) : b.toString('latin1', from, shapeV);
-      }
+      i = shapeStrOrNull(b, i, end);
+      if (i < 0) return false;
+      op = shapeS;
     } else if (kn === 3 && ((c0 === 99 && c1 === 112 && b[k0 + 2] === 117) || (c0 === 114 && c1 === 101 && b[k0 + 2] === 116))) {
       // cpu, ret: read past, as the flat scan does with a field it does not use.
       if (b[i] === 45 /* - */ && c0 === 114) i++;
@@ -435,10 +443,7 @@ function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number,
       if (i < 0) return false;
     } else return false;
   }
-  for (i++; i < end; i++) {
-    const d = b[i];
-    if (d !== 32 && d !== 9 && d !== 13) return false;
-  }
+  if (!shapeTail(b, i + 1, end)) return false;
   if (ts < 0) return false;
   out.ev = ev;
   out.tsNs = ts;
