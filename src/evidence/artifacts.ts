@@ -837,6 +837,9 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   // The return probe's line, wherever the script opens it; else the first probe's.
   const scriptAt = Math.max(lines.findIndex((l) => isProbeLine(l) && bpftraceProbes(l).some((p) => p.kind === 'kretprobe' || p.kind === 'fexit')), lines.findIndex(isProbeLine));
   let subject: Subject | undefined;
+  // The attach points of the return clause, when it is a `kretprobe:` one (read again below against
+  // bpftrace's "Attaching N probes").
+  let retPoints: string[] | undefined;
   if (scriptAt >= 0) {
     const script = lines[scriptAt]!;
     const probes = bpftraceProbes(script);
@@ -854,8 +857,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       // A `kretprobe:` clause on one function is a real kretprobe made through perf_event_open, with
       // the kernel's default pool (kernel-facts.md §9); only a wildcard (or, where the kernel has
       // it, a list) may become one kprobe_multi link, which bpftool link show then names.
-      const points = ret?.kind === 'kretprobe' ? bpftraceClausePoints(script, p.index) : undefined;
-      if (points?.length === 1 && !/[*?]/.test(points[0]!)) f.add('probe.bpf_attach', 'perf-kretprobe', scriptAt + 1, points[0], subject);
+      retPoints = ret?.kind === 'kretprobe' ? bpftraceClausePoints(script, p.index) : undefined;
+      if (retPoints?.length === 1 && !/[*?]/.test(retPoints[0]!)) f.add('probe.bpf_attach', 'perf-kretprobe', scriptAt + 1, retPoints[0], subject);
       if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
       if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);
     }
@@ -878,11 +881,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     f.add('probe.registration.result', 'ok', r.attached.line, 'Attaching', subject);
     // A wildcard return clause that bpftrace counted as more probes than the script names was
     // expanded into one perf_event_open kretprobe per function: a kprobe_multi link is one probe.
-    const script = scriptAt >= 0 ? lines[scriptAt]! : '';
-    const ret = scriptAt >= 0 ? bpftraceProbes(script).find((p) => p.kind === 'kretprobe') : undefined;
-    const all = ret ? bpftraceScriptPoints(script) : undefined;
-    const own = ret ? bpftraceClausePoints(script, ret.index) : undefined;
-    if (all !== undefined && own?.length === 1 && /[*?]/.test(own[0]!) && r.attached.probes > all) f.add('probe.bpf_attach', 'perf-kretprobe', r.attached.line, 'Attaching', subject);
+    const all = retPoints?.length === 1 && /[*?]/.test(retPoints[0]!) ? bpftraceScriptPoints(lines[scriptAt]!) : undefined;
+    if (all !== undefined && r.attached.probes > all) f.add('probe.bpf_attach', 'perf-kretprobe', r.attached.line, 'Attaching', subject);
     // bpftrace enables every probe once all are attached, before it prints anything: output after
     // "Attaching N probes..." (a probe's line, a map) shows the session ran with them armed.
     if (lines.slice(r.attached.line).some((l) => l.trim() !== '')) f.add('probe.armed', true, r.attached.line, 'Attaching', subject);

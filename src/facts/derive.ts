@@ -410,6 +410,15 @@ export class Needs extends Map<string, string[]> {
   }
 }
 
+/** The number of a new needs walk; the marks start again from 1 when the count would wrap. */
+function nextNeedRun(marks: { at: Uint32Array; run: number }): number {
+  if (marks.run === 0xffffffff) {
+    marks.run = 0;
+    marks.at.fill(0);
+  }
+  return ++marks.run;
+}
+
 /**
  * needsOfAll over the facts of a partial completion of the verdict's search, held in slots: the
  * case fields behind `names`, first-seen order, each once, as Needs gives them (an unknown case
@@ -421,11 +430,7 @@ export class Needs extends Map<string, string[]> {
  */
 export function needsInSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, names: readonly string[]): string[] {
   const marks = p.needMarks;
-  if (marks.run === 0xffffffff) {
-    marks.run = 0;
-    marks.at.fill(0);
-  }
-  const run = ++marks.run;
+  const run = nextNeedRun(marks);
   const out: string[] = [];
   for (const f of names) {
     const i = p.slot.get(f);
@@ -456,11 +461,7 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
  */
 export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
   const marks = p.needMarks;
-  if (marks.run === 0xffffffff) {
-    marks.run = 0;
-    marks.at.fill(0);
-  }
-  const run = ++marks.run;
+  const run = nextNeedRun(marks);
   const out: number[] = [];
   for (const i of places) if (marks.at[i] !== run) visitNeedsAt(p, slots, i, marks.at, run, out);
   return out;
