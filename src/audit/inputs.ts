@@ -62,6 +62,13 @@ const LOADERS: Partial<Record<InputKind, (ctx: LoaderContext) => Promise<InputLo
 
 export function registerLoader(kind: InputKind, load: (ctx: LoaderContext) => Promise<InputLoader>): void {
   LOADERS[kind] = load;
+  loadersReplaced = true;
+}
+
+let loadersReplaced = false;
+/** Whether every loader is the shipped one (a worker thread, which has only those, reads alike). */
+export function shippedLoaders(): boolean {
+  return !loadersReplaced;
 }
 
 export function hasLoader(kind: InputKind): boolean {
@@ -210,25 +217,30 @@ async function* walk(dir: string, isExcluded: (p: string) => boolean): AsyncGene
 }
 
 /**
+ * Read and load one input: its AuditInput, or the InputError that says why it cannot be audited.
+ * Read synchronously: these are small files, and each step of an asynchronous read (open, stat,
+ * read, close) is a round trip through libuv's thread pool that costs more than the read itself
+ * (a third of a 10,000-case audit's time went there).
+ */
+export async function loadInput(ref: InputRef | InputError, readStdin: () => Promise<string>, ctx: LoaderContext = {}): Promise<AuditInput | InputError> {
+  if (ref instanceof InputError) return ref;
+  try {
+    const text = ref.file === '-' ? await readStdin() : ref.kind === 'case' ? readInputFileSync(ref.file, 'case file', MAX_YAML_BYTES) : readInputFileSync(ref.file, 'write-up', MAX_WRITEUP_BYTES);
+    const loader = await loaderFor(sniff(ref, text), ref.file, ctx);
+    return await loader(text, ref.file === '-' ? '<stdin>' : ref.file);
+  } catch (err) {
+    if (err instanceof InputError) return err;
+    throw err;
+  }
+}
+
+/**
  * Load inputs in order, a few ahead of the caller (a loader may wait for an import). A file that cannot be read or parsed comes out as its InputError, in
  * its place, and the rest still load.
  */
 export async function* loadInputs(refs: AsyncIterable<InputRef | InputError>, readStdin: () => Promise<string>, readAhead = 8, ctx: LoaderContext = {}): AsyncGenerator<AuditInput | InputError> {
   const pending: Array<Promise<AuditInput | InputError>> = [];
-  const load = async (ref: InputRef | InputError): Promise<AuditInput | InputError> => {
-    if (ref instanceof InputError) return ref;
-    try {
-      // Read synchronously: these are small files, and each step of an asynchronous read (open,
-      // stat, read, close) is a round trip through libuv's thread pool that costs more than the
-      // read itself (a third of a 10,000-case audit's time went there).
-      const text = ref.file === '-' ? await readStdin() : ref.kind === 'case' ? readInputFileSync(ref.file, 'case file', MAX_YAML_BYTES) : readInputFileSync(ref.file, 'write-up', MAX_WRITEUP_BYTES);
-      const loader = await loaderFor(sniff(ref, text), ref.file, ctx);
-      return await loader(text, ref.file === '-' ? '<stdin>' : ref.file);
-    } catch (err) {
-      if (err instanceof InputError) return err;
-      throw err;
-    }
-  };
+  const load = (ref: InputRef | InputError) => loadInput(ref, readStdin, ctx);
   const it = refs[Symbol.asyncIterator]();
   let done = false;
   const fill = async () => {

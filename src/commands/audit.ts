@@ -24,6 +24,8 @@ interface AuditOptions {
   sarifPasses?: boolean;
   /** A config file, or false for --no-config. */
   config?: string | false;
+  /** Threads judging the batch (undefined: chosen at run time). */
+  jobs?: number;
 }
 
 /** 0 nothing flagged, 1 a claim flagged or a verdict at/above --fail-on, 3 inconclusive only. */
@@ -52,6 +54,7 @@ export function auditCommand(ctx: CommandContext): Command {
       return v;
     })
     .option('--sarif-passes', 'sarif: also write passing results (supported claims, fully observed verdicts)')
+    .option('-j, --jobs <n>', 'threads that judge a batch, the main one included (default: 1, or for a batch of 200 files or more one per idle core when at least two are idle); the output is the same whatever the number', parseJobs)
     .option('--config <file>', 'read settings from this file (default: the nearest .kretprobe-triage.yaml at or above the working directory)')
     .option('--no-config', 'read no configuration file')
     .addHelpText('after', `
@@ -67,6 +70,11 @@ dot-directories and files that are neither cases (*.yaml) nor write-ups.`)
       const config = await readConfig(opts, ctx.io.cwd);
       return runAudit(ctx, paths, withConfig(opts, config, (key) => command.getOptionValueSource(key) === 'cli'), config?.waivers ?? []);
     });
+}
+
+function parseJobs(v: string): number {
+  if (!/^[1-9][0-9]{0,2}$/.test(v) || Number(v) > 256) throw new InputError({}, '--jobs: a whole number of threads from 1 to 256', JSON.stringify(v));
+  return Number(v);
 }
 
 async function readConfig(opts: AuditOptions, cwd: string): Promise<import('../audit/config.js').AuditConfig | undefined> {
@@ -88,35 +96,25 @@ function withConfig(opts: AuditOptions, config: import('../audit/config.js').Aud
 
 async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions, configWaivers: import('../case/waivers.js').Waiver[] = []): Promise<void> {
   const { io } = ctx;
-  const [{ evaluateCase }, { compileRules }, { loadRulesSnapshot }, { defaultRulesDir }, { versions: readVersions }, { expandInputs, loadInputs }, { applyWaivers, checkWaivers }, { AuditSummary }, { InputError }, { nodeAt, positionOf, rangeStart }] = await Promise.all([
-    import('../evaluate.js'),
-    import('../verdict/verdict.js'),
-    import('../audit/rules-snapshot.js'),
-    import('../rules/dir.js'),
-    import('../version.js'),
+  // Idle CPU is measured from here to the first files found: whether a worker thread would pay.
+  const { IdleCores, judgeAll } = await import('../audit/pool.js');
+  const idle = new IdleCores();
+  const [{ loadAuditRules }, { expandInputs }, { checkWaivers }, { AuditSummary }, { InputError }] = await Promise.all([
+    import('../audit/judge.js'),
     import('../audit/inputs.js'),
     import('../case/waivers.js'),
     import('../audit/summary.js'),
     import('../errors.js'),
-    import('../yamlfile.js'),
   ]);
-  const rulesDir = opts.rules ?? defaultRulesDir();
   // Hashed before it is loaded: a --rules that is not a directory is one error line here.
-  if (opts.rules !== undefined) await (await import('../fsutil.js')).requireDirectory(rulesDir, 'a rules directory');
-  const versions = await readVersions(rulesDir);
-  const set = await loadRulesSnapshot(rulesDir, undefined, versions.rules_version);
-  const rules = compileRules(set);
+  if (opts.rules !== undefined) await (await import('../fsutil.js')).requireDirectory(opts.rules, 'a rules directory');
+  const rules = await loadAuditRules(opts.rules);
+  const { set, versions, rulesDir } = rules;
   const sink = await makeSink(opts, ctx, set, versions, rulesDir, await isBatch(paths, io.cwd));
   const summary = new AuditSummary();
-  const known = new Set([...set.rules.map((r) => r.spec.id), ...set.claims.map((c) => c.spec.id)]);
-  const locate = (input: import('../audit/inputs.js').AuditInput, i: number) => {
-    const yaml = input.loaded.yaml;
-    const { node, found } = nodeAt(yaml.doc, ['accepted', i, 'rule']);
-    return found ? positionOf(yaml.lines, rangeStart(node)) : undefined;
-  };
   const skipped: string[] = [];
   // A config file's waiver naming no known rule is bad input at its line, before any case.
-  const badConfigWaiver = checkWaivers(configWaivers, known, '', () => undefined);
+  const badConfigWaiver = checkWaivers(configWaivers, rules.known, '', () => undefined);
   if (badConfigWaiver) throw badConfigWaiver;
 
   const readStdin = async () => {
@@ -132,23 +130,14 @@ async function runAudit(ctx: CommandContext, paths: string[], opts: AuditOptions
     sink.skipped(file, err.message);
   };
   sink.begin();
-  const { judgeInput } = await import('../writeup/audit.js');
-  for await (const input of loadInputs(expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd }), readStdin, 8, { rulesDir: opts.rules })) {
-    if (input instanceof InputError) {
-      skip(input, input.file ?? '-');
+  const refs = expandInputs(paths, { exclude: opts.exclude, cwd: io.cwd });
+  for await (const j of judgeAll(refs, { rules, rulesOption: opts.rules, configWaivers, readStdin, jobs: opts.jobs, idle })) {
+    if ('skipped' in j) {
+      skip(j.skipped, j.file);
       continue;
     }
-    const badWaiver = checkWaivers(input.waivers, known, input.file, (i) => locate(input, i));
-    if (badWaiver) {
-      skip(badWaiver, input.file);
-      continue;
-    }
-    // process.hrtime, not performance.now: the perf_hooks module is not loaded for a one-case audit.
-    const started = process.hrtime.bigint();
-    const v = applyWaivers(await judgeInput(input, rules, evaluateCase), configWaivers.length ? [...configWaivers, ...input.waivers] : input.waivers);
-    const time = Number(process.hrtime.bigint() - started) / 1e9;
-    summary.add(v);
-    await sink.verdict(v, input, time);
+    summary.add(j.v);
+    await sink.verdict(j.v, j.input, j.time);
     // Printed as each case is judged, and written as well before the next: a slow reader of a
     // pipe holds the batch back instead of the batch's output piling up in memory.
     await io.drained?.();

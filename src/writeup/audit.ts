@@ -46,15 +46,19 @@ export function lexiconOf(dir: string | undefined): Promise<Lexicon> {
 export async function writeupInput(text: string, file: string, rulesDir: string | undefined): Promise<WriteupAuditInput> {
   const [lex, { writeupOf }] = await Promise.all([lexiconOf(rulesDir), import('./load.js')]);
   const { extraction, sidecar } = await writeupOf(text, file, lex);
-  const loaded: LoadedCase = {
+  return { file, kind: 'writeup', loaded: writeupLoaded(file, extraction.case, text), waivers: parseWaiverComments(text, file), writeup: { extraction, ...(sidecar ? { sidecar } : {}) } };
+}
+
+/** The case a write-up amounts to, as a loaded case: it has no YAML of its own. */
+export function writeupLoaded(file: string, data: LoadedCase['data'], text: string): LoadedCase {
+  return {
     file,
-    data: extraction.case,
+    data,
     text,
     get yaml(): never {
       throw new Error(`${file}: a write-up has no case YAML; use the extraction's positions`);
     },
   };
-  return { file, kind: 'writeup', loaded, waivers: parseWaiverComments(text, file), writeup: { extraction, ...(sidecar ? { sidecar } : {}) } };
 }
 
 /** The verdict of one audit input: a write-up is judged with its disagreements and sidecar, a case by the engine. */
