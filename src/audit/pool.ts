@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { InputError } from '../errors.js';
 import type { Waiver } from '../case/waivers.js';
 import { loadInput, loadInputs, shippedLoaders, type InputRef, type LoaderContext } from './inputs.js';
@@ -134,7 +134,9 @@ async function* pooled(it: AsyncIterator<InputRef | InputError>, o: JudgeAllOpti
     for (const ref of chunk) out.push(await judgeLoaded(await loadInput(ref, o.readStdin, loader), o.rules, o.configWaivers));
     return out;
   };
-  const lanes = Array.from({ length: count }, () => new Lane({ rulesOption: o.rulesOption, configWaivers: o.configWaivers }, local));
+  // worker_threads is loaded only when a batch is judged on several threads.
+  const { Worker } = await import('node:worker_threads');
+  const lanes = Array.from({ length: count }, () => new Lane(new Worker(WORKER_URL, { workerData: { rulesOption: o.rulesOption, configWaivers: o.configWaivers } satisfies PoolWorkerData, execArgv: [] }), local));
   // At most this many chunks judged ahead of the one printed next (memory stays bounded).
   const window = count * AHEAD + 2;
   const slots = new Map<number, Slot>();
@@ -206,13 +208,11 @@ async function* pooled(it: AsyncIterator<InputRef | InputError>, o: JudgeAllOpti
 
 /** One worker thread and the chunks it has been sent. A worker that fails hands its chunks back to the main thread. */
 class Lane {
-  private readonly worker: Worker;
   private readonly waiting = new Map<number, { chunk: InputRef[]; resolve: (v: Judged[]) => void; reject: (e: unknown) => void }>();
   open = true;
 
-  constructor(data: PoolWorkerData, private readonly local: (chunk: InputRef[]) => Promise<Judged[]>) {
-    // No inherited node flags: ours need none, and some stop a worker from starting at all.
-    this.worker = new Worker(WORKER_URL, { workerData: data, execArgv: [] });
+  /** `worker`: started with no inherited node flags (ours need none, and some stop a worker from starting at all). */
+  constructor(private readonly worker: Worker, private readonly local: (chunk: InputRef[]) => Promise<Judged[]>) {
     this.worker.on('message', (m: PoolReply) => {
       const w = this.waiting.get(m.seq);
       if (!w) return;

@@ -256,7 +256,8 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
       };
     }
     default: {
-      const [{ formatCaseText, formatSummaryText }, { needsAttention }] = await Promise.all([import('../report/text.js'), import('../audit/summary.js')]);
+      const [{ formatCaseText, formatSummaryText }, { needsAttention }, { loadColour }] = await Promise.all([import('../report/text.js'), import('../audit/summary.js'), import('../report/colour.js')]);
+      if (io.color) await loadColour();
       let writeupFormat: Promise<typeof import('../writeup/format.js')> | undefined;
       const collect = async (v: CaseVerdict, data: import('../case/schema.js').Case) => {
         const hints = await hintsFor(v, data);

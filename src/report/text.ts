@@ -1,4 +1,5 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
+import { styler } from './colour.js';
 import type { VerdictId } from '../case/schema.js';
 import type { FactValue } from '../facts/facts.js';
 import type { Accounting, CaseVerdict, ClaimResult, Finding } from '../verdict/verdict.js';
@@ -86,7 +87,7 @@ function claimLine(c: ClaimResult, k: ChalkInstance): string {
 
 /** One case, as the audit prints it. */
 export function formatCaseText(v: CaseVerdict, opts: TextOptions): string {
-  const k = new Chalk({ level: opts.color ? 1 : 0 });
+  const k = styler(opts.color);
   const out: string[] = [];
   const head = `${k.bold(v.id)}${v.title ? ` — ${v.title}` : ''}${v.file ? k.dim(`  (${v.file})`) : ''}`;
   out.push(head);
@@ -166,7 +167,7 @@ export interface ShownCounts {
 
 /** The closing summary of a multi-case audit. */
 export function formatSummaryText(s: SummaryCounts, opts: TextOptions, shown?: ShownCounts): string {
-  const k = new Chalk({ level: opts.color ? 1 : 0 });
+  const k = styler(opts.color);
   const parts = [...s.byVerdict.entries()].map(([id, n]) => `${n} ${id}`);
   let text = `${k.bold(`${s.cases} case(s)`)}: ${parts.join(', ')}\n`;
   if (shown) {

@@ -5,6 +5,7 @@ import { CASE_FORMAT, type LoadedCase } from '../case/parse.js';
 import { InputError } from '../errors.js';
 import { evaluateCase, type Rules } from '../index.js';
 import { formatCaseText, formatValue, wrap } from '../report/text.js';
+import { loadColour } from '../report/colour.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
 import { choicesFor, expectedFor, fromChoice, OTHER, parseTyped, type AnswerValue } from './answer.js';
 import type { GivenAnswer } from './answers-file.js';
@@ -116,6 +117,8 @@ export function formatTriageEnd(verdict: CaseVerdict, plan: Plan, opts: { color:
 
 /** Run one triage session over a case file (created when missing). */
 export async function runTriage(o: TriageOptions): Promise<TriageResult> {
+  // The case report inside (formatCaseText) colours through report/colour.ts.
+  if (o.color) await loadColour();
   const k = new Chalk({ level: o.color ? 1 : 0 });
   const { loaded: first, created } = await openCase(o.file);
   let loaded = first;

@@ -1,4 +1,4 @@
-import { Chalk } from 'chalk';
+import { styler } from '../report/colour.js';
 import type { Hint } from '../report/hints.js';
 import { formatValue, MISSING_SHOWN, moreMissing, wrap } from '../report/text.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
@@ -6,7 +6,7 @@ import type { Extraction } from './extract.js';
 
 /** What `audit` adds for a write-up after the case report. Pure. */
 export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly Hint[], opts: { color: boolean; full?: boolean }): string {
-  const k = new Chalk({ level: opts.color ? 1 : 0 });
+  const k = styler(opts.color);
   const out: string[] = [];
   const loc = (l: number, c: number) => `${x.file}:${l}:${c}`;
   out.push(`  facts found ${k.dim(`(${x.facts.length}; ${x.kind} write-up; explicit > artifact > sentence)`)}`);
