@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
  * Loading commander is most of what `--help` costs (it loads node:child_process at once, for
  * subcommands that are programs of their own, which this tool has none of), so the CLI prints
  * the snapshot instead while it was made by the same build from the same code: its first line
- * is a key of the compiled modules the help comes from and of commander's version. Any change to
- * them (a rebuild, a plain tsc, another commander) changes the key, and commander prints it.
+ * is a key of the contents of the compiled modules the help comes from and of commander's
+ * package.json. Any change to them (another build, another commander) changes the key, and
+ * commander prints it.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const HELP_SNAPSHOT_FILE = path.resolve(here, '../help.snapshot.txt');
@@ -17,13 +18,30 @@ export const HELP_SNAPSHOT_FILE = path.resolve(here, '../help.snapshot.txt');
 // (commands/index.js), and commander's formatting (its package.json names its version).
 const SOURCES = [path.join(here, 'cli.js'), path.join(here, 'commands', 'index.js')];
 
-/** The key of the code the help comes from: size and time of change of each file it is made of. */
+/**
+ * The key of the code the help comes from: each file's length and two 32-bit FNV-1a hashes of
+ * its bytes (with two offsets). Content, not time of change: an install copies the files (npm
+ * pack, npm install of a tarball) and gives them new times, yet they are the same build. Reading
+ * and hashing the three files takes well under a millisecond.
+ */
 export function helpSnapshotKey(): string {
   const files = [...SOURCES, commanderPackage()];
   return files.map((f) => {
-    const st = f === undefined ? undefined : statSync(f, { throwIfNoEntry: false });
-    return st ? `${st.size}:${st.mtimeMs}` : 'none';
+    let bytes: Buffer;
+    try {
+      if (f === undefined) return 'none';
+      bytes = readFileSync(f);
+    } catch {
+      return 'none';
+    }
+    return `${bytes.length}:${fnv1a(bytes, 0x811c9dc5).toString(16)}${fnv1a(bytes, 0x01000193).toString(16).padStart(8, '0')}`;
   }).join(' ');
+}
+
+function fnv1a(bytes: Uint8Array, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193) >>> 0;
+  return h;
 }
 
 function commanderPackage(): string | undefined {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,9 +12,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'dist/src/bin.js');
 const HOOK = path.join(ROOT, 'test/fixtures/startup/record-modules.mjs');
 
-function modulesOf(args: string[], input = ''): { code: number | null; stderr: string; modules: string[] } {
+function modulesOf(args: string[], input = '', bin = BIN): { code: number | null; stderr: string; modules: string[] } {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'krt-startup-')), 'modules.txt');
-  const r = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, KRT_MODULES_OUT: out } });
+  const r = spawnSync(process.execPath, ['--import', HOOK, bin, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, KRT_MODULES_OUT: out } });
   let modules: string[] = [];
   try {
     modules = readFileSync(out, 'utf8').split('\n').filter(Boolean);
@@ -36,6 +36,8 @@ describe('start-up of a one-case audit', () => {
     expect(r.modules.some((m) => m.includes('json-rules-engine'))).toBe(true); // the rules really ran
     // ... without the glob library for a plain path, or the write-up formatter for a case.
     expect(r.modules.filter((m) => /node_modules\/picomatch\/|dist\/src\/writeup\/format\.js$/.test(m))).toEqual([]);
+    // ... nor chalk for output that is not coloured (a pipe here), nor worker threads for one file.
+    expect(r.modules.filter((m) => /node_modules\/chalk\/|worker_threads/.test(m))).toEqual([]);
     expect(heavy(r.modules)).toEqual([]);
   });
 
@@ -76,8 +78,31 @@ describe('start-up of --help', () => {
     const { makeHelpSnapshot, readHelpSnapshot, helpSnapshotKey } = await import('../../dist/src/help-snapshot.js');
     expect(makeHelpSnapshot('text')).toBe(`key ${helpSnapshotKey()}\ntext`);
     expect(readHelpSnapshot()).toMatch(/^Usage: /);
-    // The key names each file the help is made of by size and time of change.
+    // The key names each file the help is made of by its length and a hash of its bytes.
     expect(helpSnapshotKey().split(' ')).toHaveLength(3);
     expect(helpSnapshotKey()).not.toMatch(/none/);
+  });
+
+  it('keys the copy by content: a copied build (new times) keeps it, an edited module does not', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-help-'));
+    try {
+      // A build copied elsewhere, as npm pack and install do: every file gets a new time.
+      cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
+      symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+      const later = new Date(Date.now() + 3_600_000);
+      for (const f of ['dist/src/cli.js', 'dist/src/commands/index.js']) utimesSync(path.join(dir, f), later, later);
+      const copied = modulesOf(['--help'], '', path.join(dir, 'dist/src/bin.js'));
+      expect(copied.code).toBe(0);
+      expect(copied.modules.filter((m) => /node_modules\/commander\//.test(m))).toEqual([]);
+      // The same length, other bytes: commander makes the help again.
+      const index = path.join(dir, 'dist/src/commands/index.js');
+      const text = readFileSync(index, 'utf8');
+      writeFileSync(index, text.replace(/audit/, 'AUDIT'));
+      const edited = modulesOf(['--help'], '', path.join(dir, 'dist/src/bin.js'));
+      expect(edited.code).toBe(0);
+      expect(edited.modules.filter((m) => /node_modules\/commander\//.test(m)).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
