@@ -565,7 +565,10 @@ export async function withFileLock<T>(at: string, what: string, fn: () => Promis
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError({ file }, `a writable directory for the ${what}`, writeProblem(err), { cause: err });
       }
-      const holder = parseHolder(await fs.readFile(lock, 'utf8').catch(() => ''));
+      const text = await fs.readFile(lock, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : ''));
+      // Released between our try and our read (its holder finished): free to take now.
+      if (text === undefined && attempt < 20) continue;
+      const holder = parseHolder(text ?? '');
       if (attempt < 3 && (await holderGone(holder))) {
         // Taken over by renaming it away first: of two runs that both found it stale, one removes it.
         const away = `${tmp}.stale`;
