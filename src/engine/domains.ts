@@ -75,6 +75,10 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
     if (field === 'probe.maxactive.requested' || field === 'probe.maxactive.effective' || field === 'probe.bpf_attach' || field === 'probe.bpf_functions') return [];
     if (field === 'ledger.returns' || field === 'ledger.in_flight_at_stop') return [0];
   }
+  // bpftrace sets no maxactive (kernel-facts.md §9: hard-coded 0), and a kretprobe made through
+  // perf_event_open cannot ask for one: the request is no field a completion can fill there, as the
+  // pool read for it is the kernel default (src/facts/capacity.ts outcome).
+  if (field === 'probe.maxactive.requested' && (known.get('probe.interface') === 'bpftrace' || known.get('probe.bpf_attach') === 'perf-kretprobe')) return [];
   // How a BPF program sits on the return means nothing for an interface that is no BPF program
   // (src/facts/capacity.ts bpfAttach reads it for bpftrace, a BPF link or another tool only).
   if (field === 'probe.bpf_attach' || field === 'probe.bpf_functions') {

@@ -82,6 +82,22 @@ export const BOUNDS: readonly Derivation[] = [
     },
   },
   {
+    name: 'bounds.no_evidence_beyond_unentered', type: 'number', basis: 'Build an independent operation ledger',
+    description: "operations said to have left no probe record beyond the eligible operations that cannot have one of the test's own entry records or rejections: each operation holds at most recursion_depth of them (one without nesting), so at least that many records over the depth belong to distinct operations",
+    inputs: ['ledger.no_probe_evidence', 'ledger.eligible', 'ledger.entries', 'accounting.filtered', 'ledger.foreign_records', 'concurrency.recursion_depth'],
+    derive: (i) => {
+      const n = num(i, 'ledger.no_probe_evidence');
+      const el = num(i, 'ledger.eligible');
+      const e = num(i, 'ledger.entries');
+      const f = num(i, 'accounting.filtered');
+      const x = num(i, 'ledger.foreign_records');
+      const depth = num(i, 'concurrency.recursion_depth');
+      if (n === undefined || el === undefined || e === undefined || f === undefined || x === undefined || depth === undefined) return undefined;
+      const withRecord = Math.ceil(Math.max(0, e + f - x) / Math.max(1, depth));
+      return n - (el - withRecord);
+    },
+  },
+  {
     name: 'bounds.records_cover_eligible', type: 'boolean', basis: 'Build an independent operation ledger',
     description: "the records received reach every eligible operation by their counts alone: without nesting, entries and returns (an entry probe: its records) less every foreign record each reach eligible (unknown while a count it needs is unknown and the others do not already rule it out)",
     inputs: ['ledger.eligible', 'ledger.entries', 'ledger.returns', 'ledger.foreign_records', 'concurrency.recursion_depth', 'probe.kind'],

@@ -126,6 +126,17 @@ export const CAPACITY: readonly Derivation[] = [
     },
   },
   {
+    name: 'capacity.read_back_differs', type: 'boolean', basis: 'kernel-facts.md §1, §6; kernel-history.md §2',
+    description: 'the pool size read back differs from what the interface makes of the request on this kernel (the default when nothing was requested, or a perf kretprobe, which has no way to ask for one): one of them is wrong (constraints/read-back-pool-matches-interface); unknown while either is',
+    inputs: ['probe.maxactive.effective', ...OUTCOME_INPUTS],
+    derive: (i) => {
+      if (isEntryProbe(i)) return undefined;
+      const readBack = num(i, 'probe.maxactive.effective');
+      const o = outcome(i);
+      return readBack === undefined || o?.kind !== 'value' ? undefined : readBack !== o.value;
+    },
+  },
+  {
     name: 'capacity.has_pool', type: 'boolean', basis: 'kernel-history.md §3, §4 (4346ba160409, a2224559cbba); kernel-facts.md §2, §4 (only a kretprobe takes an instance)',
     description: 'the return side takes an instance from a fixed pool: every kretprobe; an fprobe or a kprobe_multi link only before 6.14 (from 6.14 its exits run on the function-graph shadow stack); never a BPF trampoline (fexit), never an entry probe (probe.kind: entry, a kprobe takes no instance)',
     inputs: ['probe.kind', 'probe.interface', 'kernel.fprobe_without_pool', 'probe.bpf_attach'],

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateCase, expandCasePaths, loadCase, loadRules, type Case, type CaseVerdict, type Rules } from '../../src/index.js';
@@ -23,9 +24,19 @@ function unexpected(problems: string[], label: string): string[] {
 //  - possible and decides equal (decides as a set, its order never against the oracle's ranking).
 // Over every shipped case the oracle can enumerate, and over cases generated from them (a random
 // completion with one to three fields forgotten again). ORACLE_CASES sets how many (10,000 unless set; ORACLE_CASES=100000 npx vitest run test/oracle for a longer run).
-// Disagreements still open would be listed, by case and kind, in known-disagreements.json (empty
-// now). A disagreement not on the list fails the test; one on the list that no longer shows is
-// reported, to be removed.
+// Disagreements still open are listed, by case and kind, in known-disagreements.json. A
+// disagreement not on the list fails the test; one on the list that no longer shows is reported,
+// to be removed. Open now (found once the shipped cases' samples were filled field by field, so
+// that most are consistent, and checked against `possible` whatever the verdict):
+//  - c4-profile-lines-named, c6-returned-after-stop: a completion where fewer calls were admitted
+//    (ledger.entries) than the return event's own hit column counted returns is read as an
+//    observer gap; the bound between return hits, admitted calls and calls open before the window
+//    is not yet a constraint, so the engine's still-in-flight rests on a value it does not state.
+//  - o2-bpf-attach-unstated: a completion with an fexit attach and a pool size read back (fexit has
+//    no pool) gets insufficient-evidence, which the engine's `possible` leaves out.
+// The classes this sampling found first are closed by constraints (counters-prove-registration,
+// no-evidence-within-unentered, read-back-pool-matches-interface) and by the empty domain of
+// probe.maxactive.requested for bpftrace and perf kretprobes (src/engine/domains.ts).
 const GENERATED = Number(process.env.ORACLE_CASES ?? 10_000);
 const LIMIT = 4000;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -144,23 +155,30 @@ describe('the engine agrees with the oracle', () => {
     const t: Tally = { cases: 0, completions: 0, definite: 0, decided: 0, skipped: 0 };
     const problems: string[] = [];
     let sampled = 0;
+    let consistent = 0;
     for (const c of shipped) {
       const v = await evaluateCase(c, rules);
       if (v.contradictions.length) continue;
       const before = t.skipped;
       problems.push(...compare(c, v, t));
-      if (t.skipped > before && v.possible.length === 1) {
-        // Too many completions to enumerate: random ones must all get the engine's verdict.
+      if (t.skipped > before) {
+        // Too many completions to enumerate: random ones must each get a verdict of the engine's
+        // `possible` (its one verdict when definite). Completions are filled field by field so
+        // that most are consistent; an inconsistent one (no world) proves nothing.
         for (let i = 0; i < 30; i++) {
-          const g = generated(c, 0);
+          const g = generated(c, 0, []);
           const w = worldVerdicts(rules.set, derive(knownFields(g)));
           sampled++;
-          if (process.env.ORACLE_VERBOSE && w && !(w.size === 1 && w.has(v.verdict))) console.log(`SAMPLED ${JSON.stringify(g)}`);
-          if (w && !(w.size === 1 && w.has(v.verdict))) problems.push(`${c.id}: unsound on a sampled completion: engine ${v.verdict}, world [${[...w].join(', ')}]`);
+          if (!w) continue;
+          consistent++;
+          const outside = [...w].filter((x) => !v.possible.includes(x));
+          // ORACLE_SAMPLES=FILE: each such completion as one JSON line, to read it back as a case.
+          if (process.env.ORACLE_SAMPLES && outside.length) appendFileSync(process.env.ORACLE_SAMPLES, `${JSON.stringify(g)}\n`);
+          if (outside.length) problems.push(`${c.id}: unsound on a sampled completion: engine ${v.verdict} (possible ${v.possible.join(', ')}), world [${[...w].join(', ')}]`);
         }
       }
     }
-    console.log(`oracle (shipped): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped} (${sampled} sampled completions)`);
+    console.log(`oracle (shipped): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}; too many to enumerate ${t.skipped} (${sampled} sampled completions, ${consistent} consistent, each checked against the engine's possible verdicts)`);
     expect(unexpected(problems, 'shipped').slice(0, 200)).toEqual([]);
   }, 600_000);
 
