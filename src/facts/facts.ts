@@ -175,6 +175,16 @@ export class SearchFacts {
   needsAt(places: readonly number[]): number[] {
     return needsAtSlots(PLAN, this.values.slots, places);
   }
+
+  /** A copy of these facts (for setAt, before anything reads it). */
+  copy(): SearchFacts {
+    return new SearchFacts(this.values.copy());
+  }
+
+  /** Put `value` at a place (slotOf; undefined: unknown): replaying on a copy what factsWith changed. */
+  setAt(at: number, value: FactValue | undefined): void {
+    this.values.slots[at] = value;
+  }
 }
 
 /** The search's form of facts worked out by factsOfValues (the values are copied). */

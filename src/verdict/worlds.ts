@@ -22,8 +22,7 @@ import { possibleOf, type Choice } from './choose.js';
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
-  const j = n.judged;
+function constraintNeedsOf(j: Judged, compiled: Compiled, facts: SearchFacts): number[] {
   if (j.constraintNeeds) return j.constraintNeeds;
   const out: number[] = [];
   // Each field once: marked with this call's number, by place (a list search per field added up).
@@ -35,7 +34,7 @@ function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
   const seen = NEEDS_SEEN.at;
   for (let i = 0; i < j.constraints.length; i++) {
     if (j.constraints[i]!.truth !== 'unknown') continue;
-    const needs = needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts);
+    const needs = needsOf(j.constraints, i, compiled.constraints[i]!.when, facts);
     for (let k = 0; k < needs.length; k++) {
       const f = needs[k]!;
       if (seen[f] !== run) {
@@ -330,7 +329,15 @@ interface Node {
   key: string;
   dead: boolean;
   could: readonly VerdictId[];
-  facts: SearchFacts;
+  /**
+   * Its facts while it is one of the last HELD whose facts were asked for (the case as given keeps
+   * its own): Worlds.factsAt works them out again from its parent's and `changes` otherwise. A
+   * copy of every fact per partial completion, kept for the whole search, was most of what the
+   * search kept, and the garbage collector copied it young and old.
+   */
+  facts: SearchFacts | undefined;
+  /** Where its facts differ from its parent's (factsWith's `changed`): place, value, place, value, … */
+  changes: ReadonlyArray<number | FactValue | undefined>;
   judged: Judged;
 }
 
@@ -343,6 +350,9 @@ function addedOf(n: Node): ReadonlyMap<string, FactValue> {
   for (let i = chain.length - 1; i >= 0; i--) added.set(chain[i]!.field!, chain[i]!.value!);
   return (n.added = added);
 }
+
+/** The changes of the case as given: it has no parent, and holds its facts. */
+const NO_CHANGES: Node['changes'] = [];
 
 /** Thrown (not an Error: no stack to build) when a search spends its budget. */
 const EXHAUSTED = { exhausted: true } as const;
@@ -367,6 +377,9 @@ class Domains {
     return (this.byPlace[at] ??= this.has(slotName(at)));
   }
 }
+
+/** How many partial completions keep their facts at once (Node.facts): the path being searched and its last branches. */
+const HELD = 64;
 
 /** Values a first try at one verdict may see ruled out before it restarts with what it learnt (then twice as many, …). */
 const RESTART_FIRST = 16;
@@ -415,7 +428,9 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
-    return this.keep('', undefined, undefined, undefined, facts, judgeFull(this.set, facts));
+    const n = this.keep('', undefined, undefined, undefined, NO_CHANGES, judgeFull(this.set, facts));
+    n.facts = facts;
+    return n;
   }
 
   /**
@@ -440,16 +455,58 @@ class Worlds {
     }
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    const n = this.keep(key, parent, field, value, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    const { facts, changed } = factsWith(this.factsAt(parent), field, value, this.untrusted);
+    const changes = new Array<number | FactValue | undefined>(2 * changed.length);
+    for (let k = 0; k < changed.length; k++) {
+      changes[2 * k] = changed[k]!;
+      changes[2 * k + 1] = facts.values.slots[changed[k]!];
+    }
+    const n = this.keep(key, parent, field, value, changes, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    // One a constraint rules out is never extended nor read again: its facts are not kept.
+    if (!n.dead) this.hold(n, facts);
     (parent.kids ??= new Map()).set(id, n);
     return n;
   }
 
-  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, facts: SearchFacts, judged: Judged): Node {
-    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts, judged };
+  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, changes: Node['changes'], judged: Judged): Node {
+    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts: undefined, changes, judged };
     this.memo.set(key, n);
     return n;
+  }
+
+  /** The nodes holding their facts (Node.facts), oldest first from `heldAt`, which the next to hold them replaces. */
+  private readonly held = new Array<Node | undefined>(HELD).fill(undefined);
+  private heldAt = 0;
+
+  private hold(n: Node, facts: SearchFacts): SearchFacts {
+    const old = this.held[this.heldAt];
+    if (old) old.facts = undefined;
+    this.held[this.heldAt] = n;
+    this.heldAt = (this.heldAt + 1) % HELD;
+    return (n.facts = facts);
+  }
+
+  /** The facts of `n`: held, or its nearest holding ancestor's with the changes of each step since (the same values, the same lists). */
+  private factsAt(n: Node): SearchFacts {
+    if (n.facts) return n.facts;
+    const chain: Node[] = [];
+    let from = n;
+    // The case as given holds its facts for the whole search, so the walk ends there at the latest.
+    while (!from.facts) {
+      chain.push(from);
+      from = from.parent!;
+    }
+    const facts = from.facts.copy();
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const c = chain[i]!.changes;
+      for (let k = 0; k < c.length; k += 2) facts.setAt(c[k] as number, c[k + 1] as FactValue | undefined);
+    }
+    return this.hold(n, facts);
+  }
+
+  /** constraintNeedsOf of `n`, its facts worked out only when it has not been asked before. */
+  private constraintNeeds(n: Node): number[] {
+    return n.judged.constraintNeeds ?? constraintNeedsOf(n.judged, compiledOf(this.set), this.factsAt(n));
   }
 
   /**
@@ -460,7 +517,8 @@ class Worlds {
   private fields(n: Node, target: VerdictId | undefined, firstOnly = false, withChecks = true): string[] {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
-    const slots = n.facts.values.slots;
+    const facts = this.factsAt(n);
+    const slots = facts.values.slots;
     const out: string[] = [];
     // Each field judged once (a list search per field made this a third of a write-up's search):
     // marked by this call's number, by place.
@@ -493,16 +551,16 @@ class Worlds {
     const live = (i: number) => checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
     if (withChecks) {
       if (target !== undefined) {
-        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
         for (let i = 0; i < checks.length; i++) {
           const v = compiled[i]!.verdict;
-          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
         }
-        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
       }
-      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
     }
-    addAll(constraintNeedsOf(n, compiledOf(this.set)));
+    addAll(constraintNeedsOf(n.judged, compiledOf(this.set), facts));
     return out;
   }
 
@@ -513,9 +571,10 @@ class Worlds {
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
     const compiled = compiledOf(this.set);
-    const r = new Set<string>(constraintNeedsOf(n, compiled).map(slotName));
+    const facts = this.factsAt(n);
+    const r = new Set<string>(constraintNeedsOf(n.judged, compiled, facts).map(slotName));
     const checks = n.judged.checks;
-    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, n.facts)) r.add(slotName(f));
+    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, facts)) r.add(slotName(f));
     return r;
   }
 
@@ -523,7 +582,7 @@ class Worlds {
   reach(target: VerdictId, n: Node): Witness | undefined {
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && constraintNeedsOf(n, compiledOf(this.set)).length === 0;
+    const settled = alone && this.constraintNeeds(n).length === 0;
     let fields: string[];
     if (settled) fields = [];
     else if (alone) fields = this.fields(n, undefined, !this.learnt, false);
