@@ -176,9 +176,9 @@ export class SearchFacts {
     return needsAtSlots(PLAN, this.values.slots, places);
   }
 
-  /** A copy of these facts (for setAt, before anything reads it). */
-  copy(): SearchFacts {
-    return new SearchFacts(this.values.copy());
+  /** A copy of these facts (for setAt, before anything reads it), in `into` when given (facts no one reads any more, overwritten). */
+  copy(into?: SearchFacts): SearchFacts {
+    return into ? (this.values.copyInto(into.values), into) : new SearchFacts(this.values.copy());
   }
 
   /** Put `value` at a place (slotOf; undefined: unknown): replaying on a copy what factsWith changed. */
@@ -196,13 +196,14 @@ export function searchFacts(facts: Facts): SearchFacts {
  * The facts of `from` with one more case field known (a partial completion one field further),
  * and the places (slotOf) of the facts whose value that changed (the field, and the derived
  * facts that became known, unknown or another value): only derivations an input of which
- * changed are worked out again (src/facts/derive.ts rerunChanged).
+ * changed are worked out again (src/facts/derive.ts rerunChanged). With `into`, facts no one
+ * reads any more, the answer is written there (the search reuses them).
  */
-export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: SearchFacts; changed: number[] } {
-  const values = from.values.copy();
-  values.set(field, value);
-  const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: new SearchFacts(values), changed };
+export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>, into?: SearchFacts): { facts: SearchFacts; changed: number[] } {
+  const facts = from.copy(into);
+  facts.values.set(field, value);
+  const changed = rerunChanged(PLAN, facts.values, field, untrusted);
+  return { facts, changed };
 }
 
 /** By place (slotOf): 1 for a case field and every derived fact resting on it (directly or not), what setting it can change. */

@@ -455,7 +455,7 @@ class Worlds {
     }
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const { facts, changed } = factsWith(this.factsAt(parent), field, value, this.untrusted);
+    const { facts, changed } = factsWith(this.factsAt(parent), field, value, this.untrusted, this.spare.pop());
     const changes = new Array<number | FactValue | undefined>(2 * changed.length);
     for (let k = 0; k < changed.length; k++) {
       changes[2 * k] = changed[k]!;
@@ -464,6 +464,7 @@ class Worlds {
     const n = this.keep(key, parent, field, value, changes, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
     // One a constraint rules out is never extended nor read again: its facts are not kept.
     if (!n.dead) this.hold(n, facts);
+    else this.spare.push(facts);
     (parent.kids ??= new Map()).set(id, n);
     return n;
   }
@@ -478,9 +479,21 @@ class Worlds {
   private readonly held = new Array<Node | undefined>(HELD).fill(undefined);
   private heldAt = 0;
 
+  /**
+   * Facts no node holds any more, to be overwritten by the next worked out (a copy of every fact
+   * per judgement was most of what the search allocated). At most HELD + 1: each comes from a
+   * node letting go of its own or from one ruled out, and the next judgement takes one.
+   */
+  private readonly spare: SearchFacts[] = [];
+
   private hold(n: Node, facts: SearchFacts): SearchFacts {
     const old = this.held[this.heldAt];
-    if (old) old.facts = undefined;
+    if (old) {
+      // Nothing reads a node's facts once it lets go of them: only its own calls read them, and
+      // none of those holds another node's meanwhile.
+      this.spare.push(old.facts!);
+      old.facts = undefined;
+    }
     this.held[this.heldAt] = n;
     this.heldAt = (this.heldAt + 1) % HELD;
     return (n.facts = facts);
@@ -496,7 +509,7 @@ class Worlds {
       chain.push(from);
       from = from.parent!;
     }
-    const facts = from.facts.copy();
+    const facts = from.facts.copy(this.spare.pop());
     for (let i = chain.length - 1; i >= 0; i--) {
       const c = chain[i]!.changes;
       for (let k = 0; k < c.length; k += 2) facts.setAt(c[k] as number, c[k + 1] as FactValue | undefined);
