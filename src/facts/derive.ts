@@ -511,28 +511,42 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
 
 /**
  * needsInSlots by place: the places of the case fields behind the facts at `places` (all unknown
- * in `slots`), first-seen order, each once. The verdict's search asks it, which reads facts by place.
+ * in `slots`), first-seen order, each once.
  */
 export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
-  const marks = p.needMarks;
-  const run = nextNeedRun(marks);
-  const out: number[] = [];
-  for (const i of places) if (marks.at[i] !== run) visitNeedsAt(p, slots, i, marks.at, run, out);
-  return out;
+  const out = new Int32Array(p.baseNames.size + places.length);
+  return Array.from(out.subarray(0, needsAtSlotsInto(p, slots, places, places.length, out)));
 }
 
-function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: number[]): void {
+/**
+ * needsAtSlots of the first `count` of `places`, written into `out` (room for every case field
+ * and each of them): the count. The verdict's search asks it, which reads facts by place and keeps
+ * no list per call.
+ */
+export function needsAtSlotsInto(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: ArrayLike<number>, count: number, out: Int32Array): number {
+  const marks = p.needMarks;
+  const run = nextNeedRun(marks);
+  let n = 0;
+  for (let k = 0; k < count; k++) {
+    const i = places[k]!;
+    if (marks.at[i] !== run) n = visitNeedsAt(p, slots, i, marks.at, run, out, n);
+  }
+  return n;
+}
+
+function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: Int32Array, n: number): number {
   at[i] = run;
   const first = p.baseNames.size;
   if (i < first) {
-    out.push(i);
-    return;
+    out[n] = i;
+    return n + 1;
   }
   const inputs = p.inputSlots[i - first]!;
   for (let m = 0; m < inputs.length; m++) {
     const k = inputs[m]!;
-    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
+    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) n = visitNeedsAt(p, slots, k, at, run, out, n);
   }
+  return n;
 }
 
 /** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */

@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { FactSlots, movedBy, Needs, needsAtSlots, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
+import { FactSlots, movedBy, Needs, needsAtSlots, needsAtSlotsInto, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -174,6 +174,11 @@ export class SearchFacts {
   /** The places of the case fields behind the unknown facts at `places`, first-seen order, each once (needsOfAll by place). */
   needsAt(places: readonly number[]): number[] {
     return needsAtSlots(PLAN, this.values.slots, places);
+  }
+
+  /** needsAt of the first `count` of `places`, written into `out` (room for SLOT_COUNT): the count. */
+  needsInto(places: ArrayLike<number>, count: number, out: Int32Array): number {
+    return needsAtSlotsInto(PLAN, this.values.slots, places, count, out);
   }
 
   /** A copy of these facts (for setAt, before anything reads it), in `into` when given (facts no one reads any more, overwritten). */

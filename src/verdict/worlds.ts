@@ -1,6 +1,6 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, slotCondition, truthAt, unknownSlotsAt, type SlotCondition } from '../engine/evaluate.js';
+import { factsOf, slotCondition, truthAt, unknownSlotsInto, type SlotCondition } from '../engine/evaluate.js';
 
 import { factsOfValues, factsWith, restingOn, searchFacts, SLOT_COUNT, slotName, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
@@ -22,9 +22,10 @@ import { possibleOf, type Choice } from './choose.js';
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(j: Judged, compiled: Compiled, facts: SearchFacts): number[] {
+function constraintNeedsOf(j: Judged, compiled: Compiled, facts: SearchFacts): readonly number[] {
   if (j.constraintNeeds) return j.constraintNeeds;
-  const out: number[] = [];
+  const out = PLACES.fields;
+  let count = 0;
   // Each field once: marked with this call's number, by place (a list search per field added up).
   if (NEEDS_SEEN.run === 0xffffffff) {
     NEEDS_SEEN.run = 0;
@@ -39,13 +40,30 @@ function constraintNeedsOf(j: Judged, compiled: Compiled, facts: SearchFacts): n
       const f = needs[k]!;
       if (seen[f] !== run) {
         seen[f] = run;
-        out.push(f);
+        out[count++] = f;
       }
     }
   }
-  // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
-  return (j.constraintNeeds = out.slice());
+  return (j.constraintNeeds = listOf(out, count));
 }
+
+/**
+ * Places worked out before they are kept as a list of their own length (listOf): the search keeps
+ * every node's lists, and one grown by push, then copied, was a third of what it allocated.
+ * `unknown` and `needs` for needsOf, `fields` for constraintNeedsOf (which calls needsOf).
+ */
+const PLACES = { unknown: new Int32Array(SLOT_COUNT + 1), needs: new Int32Array(SLOT_COUNT + 1), fields: new Int32Array(SLOT_COUNT + 1) };
+
+/** The first `count` places of `from`, as a list (the shared empty one for none). */
+function listOf(from: Int32Array, count: number): readonly number[] {
+  if (count === 0) return NO_PLACES;
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) out[i] = from[i]!;
+  return out;
+}
+
+/** No places: shared, read only. */
+const NO_PLACES: readonly number[] = Object.freeze([]);
 
 /** constraintNeedsOf's marks, by place, and the number of its last call. */
 const NEEDS_SEEN = { at: new Uint32Array(SLOT_COUNT), run: 0 };
@@ -86,9 +104,9 @@ const RANKING_BUDGET = 200;
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
   /** needsOf's answer (undefined: not asked yet). */
-  needs: number[] | undefined;
+  needs: readonly number[] | undefined;
   /** The unknown facts it read (with needs). */
-  unknown: number[] | undefined;
+  unknown: readonly number[] | undefined;
 }
 
 /**
@@ -97,14 +115,14 @@ interface Checked {
  * an unknown check is the shared UNKNOWN until then, since most partial completions are ruled
  * out or left at once and never ask (an answer object each was a sixth of what the search kept).
  */
-function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): number[] {
+function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): readonly number[] {
   const c = answers[i]!;
-  if (c.truth !== 'unknown') return [];
+  if (c.truth !== 'unknown') return NO_PLACES;
   if (c.needs !== undefined) return c.needs;
-  // Copies of their own length (lists grown by push have room for 17): the search keeps them.
-  const unknown = unknownSlotsAt(when, facts.values.slots).slice();
-  const needs = facts.needsAt(unknown).slice();
-  answers[i] = { truth: 'unknown', needs, unknown };
+  const unknownCount = unknownSlotsInto(when, facts.values.slots, PLACES.unknown, 0);
+  const needsCount = facts.needsInto(PLACES.unknown, unknownCount, PLACES.needs);
+  const needs = listOf(PLACES.needs, needsCount);
+  answers[i] = { truth: 'unknown', needs, unknown: listOf(PLACES.unknown, unknownCount) };
   return needs;
 }
 
@@ -225,7 +243,7 @@ interface Judged {
   checks: Checked[];
   constraints: Checked[];
   /** constraintNeedsOf's answer, once asked. */
-  constraintNeeds: number[] | undefined;
+  constraintNeeds: readonly number[] | undefined;
 }
 
 /**
@@ -276,6 +294,11 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   }
   const could = couldOf(set, compiled, fired, opened);
   return { dead: false, could: could.list, live: could.mask | compiled.bit(set.verdicts.fallback.id), checks, constraints, constraintNeeds: undefined };
+}
+
+/** Whether the check at `i` is undecided and of a verdict in `reachable` (bits, Compiled.verdicts): one fields() reads. */
+function live(checks: readonly Checked[], compiled: Compiled['checks'], reachable: number, i: number): boolean {
+  return checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
 }
 
 /** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
@@ -518,7 +541,7 @@ class Worlds {
   }
 
   /** constraintNeedsOf of `n`, its facts worked out only when it has not been asked before. */
-  private constraintNeeds(n: Node): number[] {
+  private constraintNeeds(n: Node): readonly number[] {
     return n.judged.constraintNeeds ?? constraintNeedsOf(n.judged, compiledOf(this.set), this.factsAt(n));
   }
 
@@ -531,50 +554,54 @@ class Worlds {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
     const facts = this.factsAt(n);
-    const slots = facts.values.slots;
     const out: string[] = [];
     // Each field judged once (a list search per field made this a third of a write-up's search):
     // marked by this call's number, by place.
-    const seen = this.seen;
     if (this.seenRun === 0xffffffff) {
       this.seenRun = 0;
-      seen.fill(0);
+      this.seen.fill(0);
     }
     const run = ++this.seenRun;
-    /** Adds the fields of `needs` not seen yet; true when the caller has what it asked for. */
-    const addAll = (needs: readonly number[]): boolean => {
-      for (let k = 0; k < needs.length; k++) {
-        const f = needs[k]!;
-        if (seen[f] === run) continue;
-        seen[f] = run;
-        if (slots[f] === undefined && this.domains.hasAt(f)) {
-          out.push(slotName(f));
-          if (firstOnly) return true;
-        }
-      }
-      return false;
-    };
     const policy = this.set.verdicts;
-    const rank = (v: VerdictId) => rankIn(policy, v);
     const fallback = policy.fallback.id;
     // The undecided checks (in declaration order) of a verdict still in reach, or of the fallback.
     const checks = n.judged.checks;
     const compiled = compiledOf(this.set).checks;
     const reachable = n.judged.live;
-    const live = (i: number) => checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
     if (withChecks) {
       if (target !== undefined) {
-        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
+        for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && compiled[i]!.verdict === target && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
+        const targetRank = rankIn(policy, target);
         for (let i = 0; i < checks.length; i++) {
           const v = compiled[i]!.verdict;
-          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
+          if (live(checks, compiled, reachable, i) && v !== target && v !== fallback && rankIn(policy, v) < targetRank && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
         }
-        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && compiled[i]!.verdict === fallback && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
       }
-      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, facts))) return out;
+      for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
     }
-    addAll(constraintNeedsOf(n.judged, compiledOf(this.set), facts));
+    this.addAll(constraintNeedsOf(n.judged, compiledOf(this.set), facts), facts, run, out, firstOnly);
     return out;
+  }
+
+  /**
+   * fields(): adds to `out` the fillable fields of `needs` not marked with `run` yet, marking
+   * them; true when the caller has what it asked for (the first, with `firstOnly`). A method, not
+   * a closure per call of fields.
+   */
+  private addAll(needs: readonly number[], facts: SearchFacts, run: number, out: string[], firstOnly: boolean): boolean {
+    const seen = this.seen;
+    const slots = facts.values.slots;
+    for (let k = 0; k < needs.length; k++) {
+      const f = needs[k]!;
+      if (seen[f] === run) continue;
+      seen[f] = run;
+      if (slots[f] === undefined && this.domains.hasAt(f)) {
+        out.push(slotName(f));
+        if (firstOnly) return true;
+      }
+    }
+    return false;
   }
 
   /** fields()'s marks, by place, and the number of its last call. */
