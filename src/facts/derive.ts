@@ -30,10 +30,23 @@ export interface Derivation {
   floor?: true;
 }
 
-/** Typed readers for derive bodies: a value of the wrong type reads as unknown. */
-export const num = (i: Inputs, k: string) => (typeof i[k] === 'number' ? (i[k] as number) : undefined);
-export const bool = (i: Inputs, k: string) => (typeof i[k] === 'boolean' ? (i[k] as boolean) : undefined);
-export const str = (i: Inputs, k: string) => (typeof i[k] === 'string' ? (i[k] as string) : undefined);
+/**
+ * Typed readers for derive bodies: a value of the wrong type reads as unknown. Each reads the
+ * input once: a read by a name that varies from call to call is slow, and the search's
+ * derivations make millions of them.
+ */
+export const num = (i: Inputs, k: string): number | undefined => {
+  const v = i[k];
+  return typeof v === 'number' ? v : undefined;
+};
+export const bool = (i: Inputs, k: string): boolean | undefined => {
+  const v = i[k];
+  return typeof v === 'boolean' ? v : undefined;
+};
+export const str = (i: Inputs, k: string): string | undefined => {
+  const v = i[k];
+  return typeof v === 'string' ? v : undefined;
+};
 
 /** Kleene conjunction: false if any part is false, true if all are true, else unknown. */
 export function and(...parts: Array<boolean | undefined>): boolean | undefined {
