@@ -523,18 +523,10 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
 }
 
 /**
- * needsInSlots by place: the places of the case fields behind the facts at `places` (all unknown
- * in `slots`), first-seen order, each once.
- */
-export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
-  const out = new Int32Array(p.baseNames.size + places.length);
-  return Array.from(out.subarray(0, needsAtSlotsInto(p, slots, places, places.length, out)));
-}
-
-/**
- * needsAtSlots of the first `count` of `places`, written into `out` (room for every case field
- * and each of them): the count. The verdict's search asks it, which reads facts by place and keeps
- * no list per call.
+ * needsInSlots by place: the places of the case fields behind the first `count` facts of `places`
+ * (all unknown in `slots`), first-seen order, each once, written into `out` (room for every case
+ * field and each of them): their count. The verdict's search asks it, which reads facts by place
+ * and keeps no list per call.
  */
 export function needsAtSlotsInto(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: ArrayLike<number>, count: number, out: Int32Array): number {
   const marks = p.needMarks;

@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { FactSlots, movedBy, Needs, needsAtSlots, needsAtSlotsInto, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
+import { FactSlots, movedBy, Needs, needsAtSlotsInto, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -171,12 +171,11 @@ export class SearchFacts {
     return new SlotNeeds(PLAN, this.values);
   }
 
-  /** The places of the case fields behind the unknown facts at `places`, first-seen order, each once (needsOfAll by place). */
-  needsAt(places: readonly number[]): number[] {
-    return needsAtSlots(PLAN, this.values.slots, places);
-  }
-
-  /** needsAt of the first `count` of `places`, written into `out` (room for SLOT_COUNT): the count. */
+  /**
+   * The places of the case fields behind the unknown facts among the first `count` of `places`,
+   * first-seen order, each once (needsOfAll by place), written into `out` (room for SLOT_COUNT):
+   * their count.
+   */
   needsInto(places: ArrayLike<number>, count: number, out: Int32Array): number {
     return needsAtSlotsInto(PLAN, this.values.slots, places, count, out);
   }
