@@ -88,8 +88,10 @@ export interface Plan {
   slotNames: readonly string[];
   /** The places of the inputs of each of `ordered`. */
   inputSlots: ReadonlyArray<readonly number[]>;
-  /** rerunChanged's marks by place: the number of the run that changed the fact. */
+  /** rerunChanged's marks by place: the number of the run that changed an input of the derived fact there. */
   changedMarks: { at: Uint32Array; run: number };
+  /** By place: the places of the derived facts that read the fact there, each once. */
+  readers: ReadonlyArray<Int32Array>;
   /** needsInSlots's marks by place: the number of the call that visited the fact. */
   needMarks: { at: Uint32Array; run: number };
   /** 1 at the place of each floor (Derivation.floor): the needs walks look through it, known or not. */
@@ -145,6 +147,11 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
   const slot = new Map(slotNames.map((n, i) => [n, i]));
   const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
+  const readerLists = slotNames.map((): number[] => []);
+  inputSlots.forEach((at, j) => {
+    for (const i of new Set(at)) readerLists[i]!.push(baseNames.size + j);
+  });
+  const readers = readerLists.map((r) => Int32Array.from(r));
   const floor = new Uint8Array(slotNames.length);
   for (const d of ordered) if (d.floor) floor[slot.get(d.name)!] = 1;
   // Every inputs object has each of its keys from the start (undefined: unknown), as a run leaves it.
@@ -154,7 +161,7 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     return o;
   });
   const scratchHolds = ordered.map((d) => new Array<FactValue | undefined>(d.inputs.length).fill(undefined));
-  return { ordered, byName, baseNames, baseInputs, scratch, scratchHolds, scratchGave: new Array<FactValue | undefined>(ordered.length).fill(undefined), scratchGaveKnown: new Uint8Array(ordered.length), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, floor };
+  return { ordered, byName, baseNames, baseInputs, scratch, scratchHolds, scratchGave: new Array<FactValue | undefined>(ordered.length).fill(undefined), scratchGaveKnown: new Uint8Array(ordered.length), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, readers, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, floor };
 }
 
 /**
@@ -307,16 +314,20 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
     marks.at.fill(0);
   }
   const run = ++marks.run;
-  marks.at[p.slot.get(field)!] = run;
+  // A derivation is worked out again when it is marked: the field's readers now, a changed
+  // fact's readers as it changes (they come after it in plan order). A mark per reader, not a
+  // look at every input of every derivation downstream.
+  const stale = marks.at;
+  const readers = p.readers;
+  const fieldReaders = readers[changed[0]!]!;
+  for (let r = 0; r < fieldReaders.length; r++) stale[fieldReaders[r]!] = run;
   const slots = values.slots;
   const first = p.baseNames.size;
   for (const j of downstream(p, field)) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
+    if (stale[first + j] !== run) continue;
     const at = p.inputSlots[j]!;
-    let stale = false;
-    for (let m = 0; m < at.length; m++) if (marks.at[at[m]!] === run) { stale = true; break; }
-    if (!stale) continue;
     // Refilled for every call, as in run, but only where it holds another value: a store by a
     // name is slower than a comparison by place.
     const inputs = p.scratch[j]!;
@@ -342,7 +353,8 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
     if (same(slots[first + j], v)) continue;
     slots[first + j] = v;
     changed.push(first + j);
-    marks.at[first + j] = run;
+    const next = readers[first + j]!;
+    for (let r = 0; r < next.length; r++) stale[next[r]!] = run;
   }
   return changed;
 }
