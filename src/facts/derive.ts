@@ -94,6 +94,8 @@ export interface Plan {
   readers: ReadonlyArray<Int32Array>;
   /** needsInSlots's marks by place: the number of the call that visited the fact. */
   needMarks: { at: Uint32Array; run: number };
+  /** visitNeedsAt's stack: the derived facts being walked (by place) and the place in each one's inputs to go on from. */
+  needStack: { facts: Int32Array; next: Int32Array };
   /** 1 at the place of each floor (Derivation.floor): the needs walks look through it, known or not. */
   floor: Uint8Array;
 }
@@ -161,7 +163,7 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
     return o;
   });
   const scratchHolds = ordered.map((d) => new Array<FactValue | undefined>(d.inputs.length).fill(undefined));
-  return { ordered, byName, baseNames, baseInputs, scratch, scratchHolds, scratchGave: new Array<FactValue | undefined>(ordered.length).fill(undefined), scratchGaveKnown: new Uint8Array(ordered.length), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, readers, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, floor };
+  return { ordered, byName, baseNames, baseInputs, scratch, scratchHolds, scratchGave: new Array<FactValue | undefined>(ordered.length).fill(undefined), scratchGaveKnown: new Uint8Array(ordered.length), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, readers, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needStack: { facts: new Int32Array(slotNames.length), next: new Int32Array(slotNames.length) }, floor };
 }
 
 /**
@@ -551,17 +553,45 @@ export function needsAtSlotsInto(p: Plan, slots: ReadonlyArray<FactValue | undef
   return n;
 }
 
-function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: Int32Array, n: number): number {
-  at[i] = run;
+/**
+ * The walk of needsAtSlotsInto from the fact at `root`: depth first, inputs in declaration order,
+ * each fact visited once (marked `run` in `at`), each case field met written to `out` after its
+ * first `n`; the count after. A loop over a stack of its own (Plan.needStack), not a call per
+ * fact: the search makes ~16M visits per thousand write-ups.
+ */
+function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, root: number, at: Uint32Array, run: number, out: Int32Array, n: number): number {
+  at[root] = run;
   const first = p.baseNames.size;
-  if (i < first) {
-    out[n] = i;
+  if (root < first) {
+    out[n] = root;
     return n + 1;
   }
-  const inputs = p.inputSlots[i - first]!;
-  for (let m = 0; m < inputs.length; m++) {
-    const k = inputs[m]!;
-    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) n = visitNeedsAt(p, slots, k, at, run, out, n);
+  const { facts, next } = p.needStack;
+  const floor = p.floor;
+  facts[0] = root;
+  next[0] = 0;
+  let top = 1;
+  while (top > 0) {
+    const inputs = p.inputSlots[facts[top - 1]! - first]!;
+    let m = next[top - 1]!;
+    let deeper = false;
+    while (m < inputs.length) {
+      const k = inputs[m++]!;
+      if ((slots[k] !== undefined && floor[k] !== 1) || at[k] === run) continue;
+      at[k] = run;
+      if (k < first) {
+        out[n++] = k;
+        continue;
+      }
+      // Its inputs first, then the rest of this fact's.
+      next[top - 1] = m;
+      facts[top] = k;
+      next[top] = 0;
+      top++;
+      deeper = true;
+      break;
+    }
+    if (!deeper) top--;
   }
   return n;
 }
