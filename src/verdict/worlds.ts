@@ -128,8 +128,8 @@ function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: Sear
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
-  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `requires` by place in the slots. */
-  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
+  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `rank`: its rankIn; `requires` by place in the slots. */
+  checks: Array<{ verdict: VerdictId; bit: number; rank: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
   constraints: Array<{ when: SlotCondition; reads: ReadonlySet<number> }>;
   /** Every verdict of the policy, each once: a verdict's bit is 1 << its place here. */
   verdicts: readonly VerdictId[];
@@ -161,7 +161,7 @@ function compiledOf(set: RuleSet): Compiled {
     };
     const places = (names: Iterable<string>) => new Set([...names].map(at));
     c = {
-      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), rank: rankIn(set.verdicts, r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
       constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, at), reads: places(factsOf(k.spec.broken_when)) })),
       verdicts,
       bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
@@ -574,7 +574,7 @@ class Worlds {
         const targetRank = rankIn(policy, target);
         for (let i = 0; i < checks.length; i++) {
           const v = compiled[i]!.verdict;
-          if (live(checks, compiled, reachable, i) && v !== target && v !== fallback && rankIn(policy, v) < targetRank && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
+          if (live(checks, compiled, reachable, i) && v !== target && v !== fallback && compiled[i]!.rank < targetRank && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
         }
         if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && compiled[i]!.verdict === fallback && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
       }
