@@ -378,14 +378,39 @@ export function truthAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undef
  * unknownFactsOf over slots, by place: the places of the facts it names, in its order. For a
  * condition whose every fact has a place (slotCondition with no -1), as the search compiles them.
  */
-export function unknownSlotsAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>, out: number[] = []): number[] {
+export function unknownSlotsAt(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>): number[] {
+  const out = new Int32Array(2 * slotLeaves(c));
+  return Array.from(out.subarray(0, unknownSlotsInto(c, slots, out, 0)));
+}
+
+/** How many leaves a slot condition has. */
+function slotLeaves(c: SlotCondition): number {
+  if (c.kind === 3) return 1;
+  let n = 0;
+  for (const p of c.parts) n += slotLeaves(p);
+  return n;
+}
+
+/**
+ * unknownSlotsAt written into `out` after its first `n` places (those already named, which it
+ * names no second time): the count after. The search's form, which keeps no list per call; `out`
+ * has room for two places per leaf of `c` more than `n`.
+ */
+export function unknownSlotsInto(c: SlotCondition, slots: ReadonlyArray<FactValue | undefined>, out: Int32Array, n: number): number {
   const kind = c.kind;
   if (kind === 0 || kind === 1) {
-    for (const p of c.parts) if (truthAt(p, slots) === 'unknown') unknownSlotsAt(p, slots, out);
-    return out;
+    const parts = c.parts;
+    for (let i = 0; i < parts.length; i++) if (truthAt(parts[i]!, slots) === 'unknown') n = unknownSlotsInto(parts[i]!, slots, out, n);
+    return n;
   }
-  if (kind === 2) return unknownSlotsAt(c.parts[0]!, slots, out);
-  if (slots[c.at] === undefined && !out.includes(c.at)) out.push(c.at);
-  if (c.ref !== undefined && slots[c.refAt] === undefined && !out.includes(c.refAt)) out.push(c.refAt);
-  return out;
+  if (kind === 2) return unknownSlotsInto(c.parts[0]!, slots, out, n);
+  if (slots[c.at] === undefined && !named(out, n, c.at)) out[n++] = c.at;
+  if (c.ref !== undefined && slots[c.refAt] === undefined && !named(out, n, c.refAt)) out[n++] = c.refAt;
+  return n;
+}
+
+/** Whether `at` is among the first `n` places of `out`. */
+function named(out: Int32Array, n: number, at: number): boolean {
+  for (let i = 0; i < n; i++) if (out[i] === at) return true;
+  return false;
 }

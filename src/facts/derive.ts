@@ -30,10 +30,23 @@ export interface Derivation {
   floor?: true;
 }
 
-/** Typed readers for derive bodies: a value of the wrong type reads as unknown. */
-export const num = (i: Inputs, k: string) => (typeof i[k] === 'number' ? (i[k] as number) : undefined);
-export const bool = (i: Inputs, k: string) => (typeof i[k] === 'boolean' ? (i[k] as boolean) : undefined);
-export const str = (i: Inputs, k: string) => (typeof i[k] === 'string' ? (i[k] as string) : undefined);
+/**
+ * Typed readers for derive bodies: a value of the wrong type reads as unknown. Each reads the
+ * input once: a read by a name that varies from call to call is slow, and the search's
+ * derivations make millions of them.
+ */
+export const num = (i: Inputs, k: string): number | undefined => {
+  const v = i[k];
+  return typeof v === 'number' ? v : undefined;
+};
+export const bool = (i: Inputs, k: string): boolean | undefined => {
+  const v = i[k];
+  return typeof v === 'boolean' ? v : undefined;
+};
+export const str = (i: Inputs, k: string): string | undefined => {
+  const v = i[k];
+  return typeof v === 'string' ? v : undefined;
+};
 
 /** Kleene conjunction: false if any part is false, true if all are true, else unknown. */
 export function and(...parts: Array<boolean | undefined>): boolean | undefined {
@@ -56,16 +69,33 @@ export interface Plan {
   baseInputs: ReadonlyMap<string, readonly string[]>;
   /** The inputs object of each of `ordered`, refilled for every run. */
   scratch: ReadonlyArray<Record<string, FactValue | undefined>>;
+  /**
+   * What each inputs object holds, by the place of the input in the derivation's `inputs`: read
+   * to write only the inputs that differ from its last call's (a store by a name that varies
+   * from derivation to derivation is slow, and ~5 in 6 of rerunChanged's wrote the same value).
+   */
+  scratchHolds: ReadonlyArray<Array<FactValue | undefined>>;
+  /**
+   * For each of `ordered`, what derive gave on the inputs its inputs object holds, when that is
+   * known and no list (1 in `scratchGaveKnown`): a derivation asked again on the same inputs
+   * gives the same (it is pure).
+   */
+  scratchGave: Array<FactValue | undefined>;
+  scratchGaveKnown: Uint8Array;
   /** Every fact's place in a FactSlots array: the case fields, then the derived facts in plan order. */
   slot: ReadonlyMap<string, number>;
   /** The names by place (slot's inverse). */
   slotNames: readonly string[];
   /** The places of the inputs of each of `ordered`. */
   inputSlots: ReadonlyArray<readonly number[]>;
-  /** rerunChanged's marks by place: the number of the run that changed the fact. */
+  /** rerunChanged's marks by place: the number of the run that changed an input of the derived fact there. */
   changedMarks: { at: Uint32Array; run: number };
+  /** By place: the places of the derived facts that read the fact there, each once. */
+  readers: ReadonlyArray<Int32Array>;
   /** needsInSlots's marks by place: the number of the call that visited the fact. */
   needMarks: { at: Uint32Array; run: number };
+  /** visitNeedsAt's stack: the derived facts being walked (by place) and the place in each one's inputs to go on from. */
+  needStack: { facts: Int32Array; next: Int32Array };
   /** 1 at the place of each floor (Derivation.floor): the needs walks look through it, known or not. */
   floor: Uint8Array;
 }
@@ -119,9 +149,21 @@ export function plan(derivations: readonly Derivation[], baseNames: ReadonlySet<
   const slotNames = [...baseNames, ...ordered.map((d) => d.name)];
   const slot = new Map(slotNames.map((n, i) => [n, i]));
   const inputSlots = ordered.map((d) => d.inputs.map((k) => slot.get(k)!));
+  const readerLists = slotNames.map((): number[] => []);
+  inputSlots.forEach((at, j) => {
+    for (const i of new Set(at)) readerLists[i]!.push(baseNames.size + j);
+  });
+  const readers = readerLists.map((r) => Int32Array.from(r));
   const floor = new Uint8Array(slotNames.length);
   for (const d of ordered) if (d.floor) floor[slot.get(d.name)!] = 1;
-  return { ordered, byName, baseNames, baseInputs, scratch: ordered.map(() => ({})), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, floor };
+  // Every inputs object has each of its keys from the start (undefined: unknown), as a run leaves it.
+  const scratch = ordered.map((d) => {
+    const o: Record<string, FactValue | undefined> = {};
+    for (const k of d.inputs) o[k] = undefined;
+    return o;
+  });
+  const scratchHolds = ordered.map((d) => new Array<FactValue | undefined>(d.inputs.length).fill(undefined));
+  return { ordered, byName, baseNames, baseInputs, scratch, scratchHolds, scratchGave: new Array<FactValue | undefined>(ordered.length).fill(undefined), scratchGaveKnown: new Uint8Array(ordered.length), slot, slotNames, inputSlots, changedMarks: { at: new Uint32Array(slotNames.length), run: 0 }, readers, needMarks: { at: new Uint32Array(slotNames.length), run: 0 }, needStack: { facts: new Int32Array(slotNames.length), next: new Int32Array(slotNames.length) }, floor };
 }
 
 /**
@@ -151,6 +193,14 @@ export class FactSlots implements FactStore {
 
   copy(): FactSlots {
     return new FactSlots(this.p, this.slots.slice());
+  }
+
+  /** `to` (of the same plan) made a copy of these values, its own overwritten: the search reuses the arrays it lets go. */
+  copyInto(to: FactSlots): FactSlots {
+    const from = this.slots;
+    const into = to.slots;
+    for (let i = 0; i < from.length; i++) into[i] = from[i];
+    return to;
   }
 
   get(name: string): FactValue | undefined {
@@ -205,8 +255,12 @@ export function run(p: Plan, values: Map<string, FactValue>, untrusted?: Readonl
     // One inputs object per derivation, reused from case to case: a derive reads its inputs and
     // keeps nothing (it is pure), and every key is written again before each call.
     const inputs = p.scratch[j]!;
+    const holds = p.scratchHolds[j]!;
     let known = false;
-    for (const k of d.inputs) if ((inputs[k] = values.get(k)) !== undefined) known = true;
+    for (let m = 0; m < d.inputs.length; m++) {
+      const k = d.inputs[m]!;
+      if ((holds[m] = inputs[k] = values.get(k)) !== undefined) known = true;
+    }
     // With every input unknown a derivation always gives the same (it is pure): asked once (a
     // list, which a reader could change, is not kept).
     let v: FactValue | undefined;
@@ -216,6 +270,9 @@ export function run(p: Plan, values: Map<string, FactValue>, untrusted?: Readonl
       v = d.derive(inputs);
       if (!known && !Array.isArray(v)) noneKnown[j] = { v };
     }
+    // noneKnown keeps no list either: what it gives is derive's answer on these inputs.
+    p.scratchGaveKnown[j] = Array.isArray(v) ? 0 : 1;
+    p.scratchGave[j] = v;
     if (v !== undefined) values.set(d.name, v);
   }
 }
@@ -259,23 +316,47 @@ export function rerunChanged(p: Plan, values: FactSlots, field: string, untruste
     marks.at.fill(0);
   }
   const run = ++marks.run;
-  marks.at[p.slot.get(field)!] = run;
+  // A derivation is worked out again when it is marked: the field's readers now, a changed
+  // fact's readers as it changes (they come after it in plan order). A mark per reader, not a
+  // look at every input of every derivation downstream.
+  const stale = marks.at;
+  const readers = p.readers;
+  const fieldReaders = readers[changed[0]!]!;
+  for (let r = 0; r < fieldReaders.length; r++) stale[fieldReaders[r]!] = run;
   const slots = values.slots;
   const first = p.baseNames.size;
   for (const j of downstream(p, field)) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
+    if (stale[first + j] !== run) continue;
     const at = p.inputSlots[j]!;
-    let stale = false;
-    for (let m = 0; m < at.length; m++) if (marks.at[at[m]!] === run) { stale = true; break; }
-    if (!stale) continue;
-    const inputs = p.scratch[j]!; // refilled for every call, as in run
-    for (let m = 0; m < at.length; m++) inputs[d.inputs[m]!] = slots[at[m]!];
-    const v = d.derive(inputs);
+    // Refilled for every call, as in run, but only where it holds another value: a store by a
+    // name is slower than a comparison by place.
+    const inputs = p.scratch[j]!;
+    const holds = p.scratchHolds[j]!;
+    let moved = false;
+    for (let m = 0; m < at.length; m++) {
+      const x = slots[at[m]!];
+      // Object.is: 0 and -0 are other inputs (a derive may tell them apart), NaN is NaN.
+      if (!Object.is(holds[m], x)) {
+        holds[m] = x;
+        inputs[d.inputs[m]!] = x;
+        moved = true;
+      }
+    }
+    let v: FactValue | undefined;
+    if (!moved && p.scratchGaveKnown[j] === 1) v = p.scratchGave[j];
+    else {
+      v = d.derive(inputs);
+      // A list is asked for again (one a reader could change is not handed out twice).
+      p.scratchGaveKnown[j] = Array.isArray(v) ? 0 : 1;
+      p.scratchGave[j] = v;
+    }
     if (same(slots[first + j], v)) continue;
     slots[first + j] = v;
     changed.push(first + j);
-    marks.at[first + j] = run;
+    const next = readers[first + j]!;
+    for (let r = 0; r < next.length; r++) stale[next[r]!] = run;
   }
   return changed;
 }
@@ -456,29 +537,63 @@ function visitNeeds(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: num
 }
 
 /**
- * needsInSlots by place: the places of the case fields behind the facts at `places` (all unknown
- * in `slots`), first-seen order, each once. The verdict's search asks it, which reads facts by place.
+ * needsInSlots by place: the places of the case fields behind the first `count` facts of `places`
+ * (all unknown in `slots`), first-seen order, each once, written into `out` (room for every case
+ * field and each of them): their count. The verdict's search asks it, which reads facts by place
+ * and keeps no list per call.
  */
-export function needsAtSlots(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: readonly number[]): number[] {
+export function needsAtSlotsInto(p: Plan, slots: ReadonlyArray<FactValue | undefined>, places: ArrayLike<number>, count: number, out: Int32Array): number {
   const marks = p.needMarks;
   const run = nextNeedRun(marks);
-  const out: number[] = [];
-  for (const i of places) if (marks.at[i] !== run) visitNeedsAt(p, slots, i, marks.at, run, out);
-  return out;
+  let n = 0;
+  for (let k = 0; k < count; k++) {
+    const i = places[k]!;
+    if (marks.at[i] !== run) n = visitNeedsAt(p, slots, i, marks.at, run, out, n);
+  }
+  return n;
 }
 
-function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, i: number, at: Uint32Array, run: number, out: number[]): void {
-  at[i] = run;
+/**
+ * The walk of needsAtSlotsInto from the fact at `root`: depth first, inputs in declaration order,
+ * each fact visited once (marked `run` in `at`), each case field met written to `out` after its
+ * first `n`; the count after. A loop over a stack of its own (Plan.needStack), not a call per
+ * fact: the search makes ~16M visits per thousand write-ups.
+ */
+function visitNeedsAt(p: Plan, slots: ReadonlyArray<FactValue | undefined>, root: number, at: Uint32Array, run: number, out: Int32Array, n: number): number {
+  at[root] = run;
   const first = p.baseNames.size;
-  if (i < first) {
-    out.push(i);
-    return;
+  if (root < first) {
+    out[n] = root;
+    return n + 1;
   }
-  const inputs = p.inputSlots[i - first]!;
-  for (let m = 0; m < inputs.length; m++) {
-    const k = inputs[m]!;
-    if ((slots[k] === undefined || p.floor[k] === 1) && at[k] !== run) visitNeedsAt(p, slots, k, at, run, out);
+  const { facts, next } = p.needStack;
+  const floor = p.floor;
+  facts[0] = root;
+  next[0] = 0;
+  let top = 1;
+  while (top > 0) {
+    const inputs = p.inputSlots[facts[top - 1]! - first]!;
+    let m = next[top - 1]!;
+    let deeper = false;
+    while (m < inputs.length) {
+      const k = inputs[m++]!;
+      if ((slots[k] !== undefined && floor[k] !== 1) || at[k] === run) continue;
+      at[k] = run;
+      if (k < first) {
+        out[n++] = k;
+        continue;
+      }
+      // Its inputs first, then the rest of this fact's.
+      next[top - 1] = m;
+      facts[top] = k;
+      next[top] = 0;
+      top++;
+      deeper = true;
+      break;
+    }
+    if (!deeper) top--;
   }
+  return n;
 }
 
 /** Per plan and case field, 1 at the place of the field and of each derived fact resting on it. */

@@ -8,7 +8,7 @@ import { BOUNDS } from './bounds.js';
 import { CAPACITY } from './capacity.js';
 import { COUNTERS } from './counters.js';
 import { COVERAGE } from './coverage.js';
-import { FactSlots, movedBy, Needs, needsAtSlots, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
+import { FactSlots, movedBy, Needs, needsAtSlotsInto, plan, rerunChanged, run, SlotNeeds, type Derivation, type FactValue } from './derive.js';
 import { KERNEL } from './kernel.js';
 import { TRUST } from './trust.js';
 
@@ -171,9 +171,23 @@ export class SearchFacts {
     return new SlotNeeds(PLAN, this.values);
   }
 
-  /** The places of the case fields behind the unknown facts at `places`, first-seen order, each once (needsOfAll by place). */
-  needsAt(places: readonly number[]): number[] {
-    return needsAtSlots(PLAN, this.values.slots, places);
+  /**
+   * The places of the case fields behind the unknown facts among the first `count` of `places`,
+   * first-seen order, each once (needsOfAll by place), written into `out` (room for SLOT_COUNT):
+   * their count.
+   */
+  needsInto(places: ArrayLike<number>, count: number, out: Int32Array): number {
+    return needsAtSlotsInto(PLAN, this.values.slots, places, count, out);
+  }
+
+  /** A copy of these facts (for setAt, before anything reads it), in `into` when given (facts no one reads any more, overwritten). */
+  copy(into?: SearchFacts): SearchFacts {
+    return into ? (this.values.copyInto(into.values), into) : new SearchFacts(this.values.copy());
+  }
+
+  /** Put `value` at a place (slotOf; undefined: unknown): replaying on a copy what factsWith changed. */
+  setAt(at: number, value: FactValue | undefined): void {
+    this.values.slots[at] = value;
   }
 }
 
@@ -186,13 +200,14 @@ export function searchFacts(facts: Facts): SearchFacts {
  * The facts of `from` with one more case field known (a partial completion one field further),
  * and the places (slotOf) of the facts whose value that changed (the field, and the derived
  * facts that became known, unknown or another value): only derivations an input of which
- * changed are worked out again (src/facts/derive.ts rerunChanged).
+ * changed are worked out again (src/facts/derive.ts rerunChanged). With `into`, facts no one
+ * reads any more, the answer is written there (the search reuses them).
  */
-export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>): { facts: SearchFacts; changed: number[] } {
-  const values = from.values.copy();
-  values.set(field, value);
-  const changed = rerunChanged(PLAN, values, field, untrusted);
-  return { facts: new SearchFacts(values), changed };
+export function factsWith(from: SearchFacts, field: string, value: FactValue, untrusted?: ReadonlySet<string>, into?: SearchFacts): { facts: SearchFacts; changed: number[] } {
+  const facts = from.copy(into);
+  facts.values.set(field, value);
+  const changed = rerunChanged(PLAN, facts.values, field, untrusted);
+  return { facts, changed };
 }
 
 /** By place (slotOf): 1 for a case field and every derived fact resting on it (directly or not), what setting it can change. */

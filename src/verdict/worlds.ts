@@ -1,6 +1,6 @@
 import type { VerdictId } from '../case/schema.js';
 import { domainOf } from '../engine/domains.js';
-import { factsOf, slotCondition, truthAt, unknownSlotsAt, type SlotCondition } from '../engine/evaluate.js';
+import { factsOf, slotCondition, truthAt, unknownSlotsInto, type SlotCondition } from '../engine/evaluate.js';
 
 import { factsOfValues, factsWith, restingOn, searchFacts, SLOT_COUNT, slotName, slotOf, type Facts, type SearchFacts, type FactValue } from '../facts/facts.js';
 import type { RuleSet } from '../rules/load.js';
@@ -22,10 +22,10 @@ import { possibleOf, type Choice } from './choose.js';
  * order, each once. Worked out when first asked: most partial completions are ruled out or left
  * at once, and never ask.
  */
-function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
-  const j = n.judged;
+function constraintNeedsOf(j: Judged, compiled: Compiled, facts: SearchFacts): readonly number[] {
   if (j.constraintNeeds) return j.constraintNeeds;
-  const out: number[] = [];
+  const out = PLACES.fields;
+  let count = 0;
   // Each field once: marked with this call's number, by place (a list search per field added up).
   if (NEEDS_SEEN.run === 0xffffffff) {
     NEEDS_SEEN.run = 0;
@@ -35,18 +35,35 @@ function constraintNeedsOf(n: Node, compiled: Compiled): number[] {
   const seen = NEEDS_SEEN.at;
   for (let i = 0; i < j.constraints.length; i++) {
     if (j.constraints[i]!.truth !== 'unknown') continue;
-    const needs = needsOf(j.constraints, i, compiled.constraints[i]!.when, n.facts);
+    const needs = needsOf(j.constraints, i, compiled.constraints[i]!.when, facts);
     for (let k = 0; k < needs.length; k++) {
       const f = needs[k]!;
       if (seen[f] !== run) {
         seen[f] = run;
-        out.push(f);
+        out[count++] = f;
       }
     }
   }
-  // A copy of its own length: the search keeps every node's, and a list grown by push has room for 17.
-  return (j.constraintNeeds = out.slice());
+  return (j.constraintNeeds = listOf(out, count));
 }
+
+/**
+ * Places worked out before they are kept as a list of their own length (listOf): the search keeps
+ * every node's lists, and one grown by push, then copied, was a third of what it allocated.
+ * `unknown` and `needs` for needsOf, `fields` for constraintNeedsOf (which calls needsOf).
+ */
+const PLACES = { unknown: new Int32Array(SLOT_COUNT + 1), needs: new Int32Array(SLOT_COUNT + 1), fields: new Int32Array(SLOT_COUNT + 1) };
+
+/** The first `count` places of `from`, as a list (the shared empty one for none). */
+function listOf(from: Int32Array, count: number): readonly number[] {
+  if (count === 0) return NO_PLACES;
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) out[i] = from[i]!;
+  return out;
+}
+
+/** No places: shared, read only. */
+const NO_PLACES: readonly number[] = Object.freeze([]);
 
 /** constraintNeedsOf's marks, by place, and the number of its last call. */
 const NEEDS_SEEN = { at: new Uint32Array(SLOT_COUNT), run: 0 };
@@ -87,9 +104,9 @@ const RANKING_BUDGET = 200;
 interface Checked {
   truth: 'true' | 'false' | 'unknown';
   /** needsOf's answer (undefined: not asked yet). */
-  needs: number[] | undefined;
+  needs: readonly number[] | undefined;
   /** The unknown facts it read (with needs). */
-  unknown: number[] | undefined;
+  unknown: readonly number[] | undefined;
 }
 
 /**
@@ -98,21 +115,21 @@ interface Checked {
  * an unknown check is the shared UNKNOWN until then, since most partial completions are ruled
  * out or left at once and never ask (an answer object each was a sixth of what the search kept).
  */
-function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): number[] {
+function needsOf(answers: Checked[], i: number, when: SlotCondition, facts: SearchFacts): readonly number[] {
   const c = answers[i]!;
-  if (c.truth !== 'unknown') return [];
+  if (c.truth !== 'unknown') return NO_PLACES;
   if (c.needs !== undefined) return c.needs;
-  // Copies of their own length (lists grown by push have room for 17): the search keeps them.
-  const unknown = unknownSlotsAt(when, facts.values.slots).slice();
-  const needs = facts.needsAt(unknown).slice();
-  answers[i] = { truth: 'unknown', needs, unknown };
+  const unknownCount = unknownSlotsInto(when, facts.values.slots, PLACES.unknown, 0);
+  const needsCount = facts.needsInto(PLACES.unknown, unknownCount, PLACES.needs);
+  const needs = listOf(PLACES.needs, needsCount);
+  answers[i] = { truth: 'unknown', needs, unknown: listOf(PLACES.unknown, unknownCount) };
   return needs;
 }
 
 /** Per rule set: each verdict check and constraint with the facts its condition reads. */
 interface Compiled {
-  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `requires` by place in the slots. */
-  checks: Array<{ verdict: VerdictId; bit: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
+  /** `bit`: the check's verdict as one bit (Compiled.verdicts); `rank`: its rankIn; `requires` by place in the slots. */
+  checks: Array<{ verdict: VerdictId; bit: number; rank: number; weight: number; when: SlotCondition; requires: readonly number[] | undefined; reads: ReadonlySet<number> }>;
   constraints: Array<{ when: SlotCondition; reads: ReadonlySet<number> }>;
   /** Every verdict of the policy, each once: a verdict's bit is 1 << its place here. */
   verdicts: readonly VerdictId[];
@@ -144,7 +161,7 @@ function compiledOf(set: RuleSet): Compiled {
     };
     const places = (names: Iterable<string>) => new Set([...names].map(at));
     c = {
-      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
+      checks: checks.map((r) => ({ verdict: r.spec.verdict as VerdictId, bit: 1 << verdicts.indexOf(r.spec.verdict as VerdictId), rank: rankIn(set.verdicts, r.spec.verdict as VerdictId), weight: r.spec.weight, when: slotCondition(r.spec.when, at), requires: r.spec.requires?.map(at), reads: places([...factsOf(r.spec.when), ...(r.spec.requires ?? [])]) })),
       constraints: set.constraints.map((k) => ({ when: slotCondition(k.spec.broken_when, at), reads: places(factsOf(k.spec.broken_when)) })),
       verdicts,
       bit: (v) => { const i = verdicts.indexOf(v); return i < 0 ? 0 : 1 << i; },
@@ -226,7 +243,7 @@ interface Judged {
   checks: Checked[];
   constraints: Checked[];
   /** constraintNeedsOf's answer, once asked. */
-  constraintNeeds: number[] | undefined;
+  constraintNeeds: readonly number[] | undefined;
 }
 
 /**
@@ -277,6 +294,11 @@ function judgeFull(set: RuleSet, facts: SearchFacts, from?: Judged, changed?: re
   }
   const could = couldOf(set, compiled, fired, opened);
   return { dead: false, could: could.list, live: could.mask | compiled.bit(set.verdicts.fallback.id), checks, constraints, constraintNeeds: undefined };
+}
+
+/** Whether the check at `i` is undecided and of a verdict in `reachable` (bits, Compiled.verdicts): one fields() reads. */
+function live(checks: readonly Checked[], compiled: Compiled['checks'], reachable: number, i: number): boolean {
+  return checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
 }
 
 /** What every partial completion a constraint rules out gives: shared, as nothing reads it but `dead`. */
@@ -330,7 +352,15 @@ interface Node {
   key: string;
   dead: boolean;
   could: readonly VerdictId[];
-  facts: SearchFacts;
+  /**
+   * Its facts while it is one of the last HELD whose facts were asked for (the case as given keeps
+   * its own): Worlds.factsAt works them out again from its parent's and `changes` otherwise. A
+   * copy of every fact per partial completion, kept for the whole search, was most of what the
+   * search kept, and the garbage collector copied it young and old.
+   */
+  facts: SearchFacts | undefined;
+  /** Where its facts differ from its parent's (factsWith's `changed`): place, value, place, value, … */
+  changes: ReadonlyArray<number | FactValue | undefined>;
   judged: Judged;
 }
 
@@ -343,6 +373,9 @@ function addedOf(n: Node): ReadonlyMap<string, FactValue> {
   for (let i = chain.length - 1; i >= 0; i--) added.set(chain[i]!.field!, chain[i]!.value!);
   return (n.added = added);
 }
+
+/** The changes of the case as given: it has no parent, and holds its facts. */
+const NO_CHANGES: Node['changes'] = [];
 
 /** Thrown (not an Error: no stack to build) when a search spends its budget. */
 const EXHAUSTED = { exhausted: true } as const;
@@ -367,6 +400,9 @@ class Domains {
     return (this.byPlace[at] ??= this.has(slotName(at)));
   }
 }
+
+/** How many partial completions keep their facts at once (Node.facts): the path being searched and its last branches. */
+const HELD = 64;
 
 /** Values a first try at one verdict may see ruled out before it restarts with what it learnt (then twice as many, …). */
 const RESTART_FIRST = 16;
@@ -415,7 +451,9 @@ class Worlds {
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
     const facts = searchFacts(factsOfValues(new Map(this.base), this.untrusted));
-    return this.keep('', undefined, undefined, undefined, facts, judgeFull(this.set, facts));
+    const n = this.keep('', undefined, undefined, undefined, NO_CHANGES, judgeFull(this.set, facts));
+    n.facts = facts;
+    return n;
   }
 
   /**
@@ -440,16 +478,71 @@ class Worlds {
     }
     if (++this.evals > this.budget) throw EXHAUSTED;
     SEARCH_STATS.judgements++;
-    const { facts, changed } = factsWith(parent.facts, field, value, this.untrusted);
-    const n = this.keep(key, parent, field, value, facts, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    const { facts, changed } = factsWith(this.factsAt(parent), field, value, this.untrusted, this.spare.pop());
+    const changes = new Array<number | FactValue | undefined>(2 * changed.length);
+    for (let k = 0; k < changed.length; k++) {
+      changes[2 * k] = changed[k]!;
+      changes[2 * k + 1] = facts.values.slots[changed[k]!];
+    }
+    const n = this.keep(key, parent, field, value, changes, judgeFull(this.set, facts, parent.judged, changed, restingOn(field)));
+    // One a constraint rules out is never extended nor read again: its facts are not kept.
+    if (!n.dead) this.hold(n, facts);
+    else this.spare.push(facts);
     (parent.kids ??= new Map()).set(id, n);
     return n;
   }
 
-  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, facts: SearchFacts, judged: Judged): Node {
-    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts, judged };
+  private keep(key: string, parent: Node | undefined, field: string | undefined, value: FactValue | undefined, changes: Node['changes'], judged: Judged): Node {
+    const n: Node = { parent, field, value, kids: undefined, added: undefined, key, dead: judged.dead, could: judged.could, facts: undefined, changes, judged };
     this.memo.set(key, n);
     return n;
+  }
+
+  /** The nodes holding their facts (Node.facts), oldest first from `heldAt`, which the next to hold them replaces. */
+  private readonly held = new Array<Node | undefined>(HELD).fill(undefined);
+  private heldAt = 0;
+
+  /**
+   * Facts no node holds any more, to be overwritten by the next worked out (a copy of every fact
+   * per judgement was most of what the search allocated). At most HELD + 1: each comes from a
+   * node letting go of its own or from one ruled out, and the next judgement takes one.
+   */
+  private readonly spare: SearchFacts[] = [];
+
+  private hold(n: Node, facts: SearchFacts): SearchFacts {
+    const old = this.held[this.heldAt];
+    if (old) {
+      // Nothing reads a node's facts once it lets go of them: only its own calls read them, and
+      // none of those holds another node's meanwhile.
+      this.spare.push(old.facts!);
+      old.facts = undefined;
+    }
+    this.held[this.heldAt] = n;
+    this.heldAt = (this.heldAt + 1) % HELD;
+    return (n.facts = facts);
+  }
+
+  /** The facts of `n`: held, or its nearest holding ancestor's with the changes of each step since (the same values, the same lists). */
+  private factsAt(n: Node): SearchFacts {
+    if (n.facts) return n.facts;
+    const chain: Node[] = [];
+    let from = n;
+    // The case as given holds its facts for the whole search, so the walk ends there at the latest.
+    while (!from.facts) {
+      chain.push(from);
+      from = from.parent!;
+    }
+    const facts = from.facts.copy(this.spare.pop());
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const c = chain[i]!.changes;
+      for (let k = 0; k < c.length; k += 2) facts.setAt(c[k] as number, c[k + 1] as FactValue | undefined);
+    }
+    return this.hold(n, facts);
+  }
+
+  /** constraintNeedsOf of `n`, its facts worked out only when it has not been asked before. */
+  private constraintNeeds(n: Node): readonly number[] {
+    return n.judged.constraintNeeds ?? constraintNeedsOf(n.judged, compiledOf(this.set), this.factsAt(n));
   }
 
   /**
@@ -460,50 +553,55 @@ class Worlds {
   private fields(n: Node, target: VerdictId | undefined, firstOnly = false, withChecks = true): string[] {
     // A field this partial completion has set is known in its facts, as is every field the case
     // gives (which has no domain): unknown there and with a domain is exactly "fillable".
-    const slots = n.facts.values.slots;
+    const facts = this.factsAt(n);
     const out: string[] = [];
     // Each field judged once (a list search per field made this a third of a write-up's search):
     // marked by this call's number, by place.
-    const seen = this.seen;
     if (this.seenRun === 0xffffffff) {
       this.seenRun = 0;
-      seen.fill(0);
+      this.seen.fill(0);
     }
     const run = ++this.seenRun;
-    /** Adds the fields of `needs` not seen yet; true when the caller has what it asked for. */
-    const addAll = (needs: readonly number[]): boolean => {
-      for (let k = 0; k < needs.length; k++) {
-        const f = needs[k]!;
-        if (seen[f] === run) continue;
-        seen[f] = run;
-        if (slots[f] === undefined && this.domains.hasAt(f)) {
-          out.push(slotName(f));
-          if (firstOnly) return true;
-        }
-      }
-      return false;
-    };
     const policy = this.set.verdicts;
-    const rank = (v: VerdictId) => rankIn(policy, v);
     const fallback = policy.fallback.id;
     // The undecided checks (in declaration order) of a verdict still in reach, or of the fallback.
     const checks = n.judged.checks;
     const compiled = compiledOf(this.set).checks;
     const reachable = n.judged.live;
-    const live = (i: number) => checks[i]!.truth === 'unknown' && (reachable & compiled[i]!.bit) !== 0;
     if (withChecks) {
       if (target !== undefined) {
-        for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === target && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && compiled[i]!.verdict === target && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
+        const targetRank = rankIn(policy, target);
         for (let i = 0; i < checks.length; i++) {
           const v = compiled[i]!.verdict;
-          if (live(i) && v !== target && v !== fallback && rank(v) < rank(target) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+          if (live(checks, compiled, reachable, i) && v !== target && v !== fallback && compiled[i]!.rank < targetRank && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
         }
-        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(i) && compiled[i]!.verdict === fallback && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+        if (policy.holds_back.includes(target)) for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && compiled[i]!.verdict === fallback && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
       }
-      for (let i = 0; i < checks.length; i++) if (live(i) && addAll(needsOf(checks, i, compiled[i]!.when, n.facts))) return out;
+      for (let i = 0; i < checks.length; i++) if (live(checks, compiled, reachable, i) && this.addAll(needsOf(checks, i, compiled[i]!.when, facts), facts, run, out, firstOnly)) return out;
     }
-    addAll(constraintNeedsOf(n, compiledOf(this.set)));
+    this.addAll(constraintNeedsOf(n.judged, compiledOf(this.set), facts), facts, run, out, firstOnly);
     return out;
+  }
+
+  /**
+   * fields(): adds to `out` the fillable fields of `needs` not marked with `run` yet, marking
+   * them; true when the caller has what it asked for (the first, with `firstOnly`). A method, not
+   * a closure per call of fields.
+   */
+  private addAll(needs: readonly number[], facts: SearchFacts, run: number, out: string[], firstOnly: boolean): boolean {
+    const seen = this.seen;
+    const slots = facts.values.slots;
+    for (let k = 0; k < needs.length; k++) {
+      const f = needs[k]!;
+      if (seen[f] === run) continue;
+      seen[f] = run;
+      if (slots[f] === undefined && this.domains.hasAt(f)) {
+        out.push(slotName(f));
+        if (firstOnly) return true;
+      }
+    }
+    return false;
   }
 
   /** fields()'s marks, by place, and the number of its last call. */
@@ -513,9 +611,10 @@ class Worlds {
   /** Every field the judgement of `n` reads (with or without a domain). */
   private reads(n: Node): Set<string> {
     const compiled = compiledOf(this.set);
-    const r = new Set<string>(constraintNeedsOf(n, compiled).map(slotName));
+    const facts = this.factsAt(n);
+    const r = new Set<string>(constraintNeedsOf(n.judged, compiled, facts).map(slotName));
     const checks = n.judged.checks;
-    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, n.facts)) r.add(slotName(f));
+    for (let i = 0; i < checks.length; i++) if (checks[i]!.truth === 'unknown') for (const f of needsOf(checks, i, compiled.checks[i]!.when, facts)) r.add(slotName(f));
     return r;
   }
 
@@ -523,7 +622,7 @@ class Worlds {
   reach(target: VerdictId, n: Node): Witness | undefined {
     if (n.dead || !n.could.includes(target)) return undefined;
     const alone = n.could.length === 1;
-    const settled = alone && constraintNeedsOf(n, compiledOf(this.set)).length === 0;
+    const settled = alone && this.constraintNeeds(n).length === 0;
     let fields: string[];
     if (settled) fields = [];
     else if (alone) fields = this.fields(n, undefined, !this.learnt, false);
