@@ -317,8 +317,11 @@ function couldOf(set: RuleSet, compiled: Compiled, fired: number, opened: number
   if (known) return known;
   const bit = compiled.bit;
   const blocked = (fired & bit(set.verdicts.fallback.id)) !== 0;
+  // A check that concludes the fallback and is still undecided may yet hold back the verdicts it
+  // holds back (a completion where it fires gets the fallback, not them).
+  const mayBlock = blocked || (opened & bit(set.verdicts.fallback.id)) !== 0;
   // The lowest verdict that holds whatever the rest: with one, the fallback is out of reach.
-  const floor = set.verdicts.order.find((e) => (fired & bit(e.id)) !== 0 && !(blocked && set.verdicts.holds_back.includes(e.id)))?.id;
+  const floor = set.verdicts.order.find((e) => (fired & bit(e.id)) !== 0 && !(mayBlock && set.verdicts.holds_back.includes(e.id)))?.id;
   const { possible } = possibleOf(set.verdicts, (v) => (fired & bit(v)) !== 0, (v) => (opened & bit(v)) !== 0);
   const could = possible.filter((v) => !(blocked && set.verdicts.holds_back.includes(v)));
   if (floor === undefined) could.push(set.verdicts.fallback.id);
@@ -791,14 +794,19 @@ const SETTLED_LIMIT = 1024;
 
 function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: Facts, fast: Choice, untrusted?: ReadonlySet<string>): Settled {
   const domains = new Domains(known.values);
-  // The fold's superset stands; of what it waits for, only the fields a completion can fill.
-  const folded = (): Settled => ({ ...fast, decides: fast.decides.filter((f) => domains.has(f)), exact: false, decidesExact: false });
+  // The fold's superset stands; of what it waits for, only the fields a completion can fill. Its
+  // verdicts are the root's (the case as given, judged as the search judges it), the fallback
+  // among them unless a verdict holds whatever the rest (couldOf): a completion the evidence
+  // cannot decide is a world whose verdict is the fallback, and an answer cut short by the budget
+  // has not shown there is none.
+  let root: Node | undefined;
+  const folded = (): Settled => ({ ...fast, possible: root && !root.dead ? sorted(set, root.could) : fast.possible, decides: fast.decides.filter((f) => domains.has(f)), exact: false, decidesExact: false });
   const w = new Worlds(set, base, domains, untrusted, BUDGET);
   let possible: VerdictId[];
   try {
-    const root = w.top();
-    if (root.dead) return folded();
-    possible = sorted(set, root.could.filter((v) => w.reachSoon(v, root) !== undefined));
+    const top = (root = w.top());
+    if (top.dead) return folded();
+    possible = sorted(set, top.could.filter((v) => w.reachSoon(v, top) !== undefined));
   } catch (e) {
     if (e === EXHAUSTED) return folded();
     throw e;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLAIM_KINDS, JUDGEMENTS, VERDICTS, type Case } from '../case/schema.js';
-import { evaluateCase, type Rules } from '../index.js';
+import { evaluateCase, type Rules } from '../evaluate.js';
 import type { CaseVerdict, Finding } from '../verdict/verdict.js';
 import { render } from '../verdict/verdict.js';
 import type { Extraction } from './extract.js';
