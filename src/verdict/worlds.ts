@@ -803,13 +803,22 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   const folded = (): Settled => ({ ...fast, possible: root && !root.dead ? sorted(set, root.could) : fast.possible, decides: fast.decides.filter((f) => domains.has(f)), exact: false, decidesExact: false });
   const w = new Worlds(set, base, domains, untrusted, BUDGET);
   let possible: VerdictId[];
+  // Verdicts of the root's list shown to have no consistent world before the budget ran out.
+  const none = new Set<VerdictId>();
   try {
     const top = (root = w.top());
     if (top.dead) return folded();
-    possible = sorted(set, top.could.filter((v) => w.reachSoon(v, top) !== undefined));
+    possible = sorted(set, top.could.filter((v) => {
+      const found = w.reachSoon(v, top) !== undefined;
+      if (!found) none.add(v);
+      return found;
+    }));
   } catch (e) {
-    if (e === EXHAUSTED) return folded();
-    throw e;
+    if (e !== EXHAUSTED) throw e;
+    // Cut short: the root's list less what was already ruled out (two or more left, so the
+    // verdict stays the fallback; fewer, and the fold's whole list stands).
+    const left = root && !root.dead ? root.could.filter((v) => !none.has(v)) : [];
+    return left.length >= 2 ? { ...folded(), possible: sorted(set, left) } : folded();
   }
   // No consistent completion at all: the constraints rule every world out (a contradiction the
   // known facts alone do not show); the fold's answer stands.
