@@ -155,9 +155,21 @@ const SPLIT_FACTS: readonly Derivation[] = [
   },
   {
     name: 'counters.split_contradiction', type: 'boolean', basis: 'kernel-facts.md §4 (the column is rp->nmissed + kp.nmissed); Separate in-flight calls from CPUs',
-    description: "the evidence about a summed miss figure contradicts itself: a stated other part above the figure, fewer pool misses than calls beyond the pool at the demand peak, or pool misses although the measured demand never filled the pool (false when the split is consistent or nothing contradicts it)",
+    description: "the evidence about a summed miss figure contradicts itself: a stated other part above the figure, fewer pool misses than calls beyond the pool at the demand peak, or pool misses although the measured demand never filled the pool (false when the split is consistent; unknown while what could still contradict it is: whether the pool is short, the other part, what the column sums)",
     inputs: SPLIT_INPUTS,
-    derive: (i) => (bool(i, 'counters.delta_valid') === true && num(i, 'counters.delta.column') !== undefined ? split(i).contradiction === true : undefined),
+    derive: (i) => {
+      if (bool(i, 'counters.delta_valid') !== true || num(i, 'counters.delta.column') === undefined) return undefined;
+      if (split(i).contradiction === true) return true;
+      // Nothing contradicts it yet, but a demand that fills the pool (the floor behind
+      // capacity.pool_excess can rise), the other part or the column's meaning, once known, may.
+      if (bool(i, 'capacity.has_pool') === false || bpfAttach(i) === 'fexit') return false;
+      const moduleField = str(i, 'counters.source') === 'module-field';
+      const sum = bool(i, 'counters.column_is_sum');
+      if (bool(i, 'capacity.pool_short') === undefined) return undefined;
+      if (!moduleField && sum === undefined) return undefined;
+      if (!moduleField && sum === true && rise(i, 'kprobe_nmissed') === undefined) return undefined;
+      return false;
+    },
   },
   {
     name: 'counters.pool_missed', type: 'boolean', basis: 'Read missed and filtered cases separately; kernel-facts.md §4',

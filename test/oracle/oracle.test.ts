@@ -32,15 +32,12 @@ function unexpected(problems: string[], label: string): string[] {
 //    (ledger.entries) than the return event's own hit column counted returns is read as an
 //    observer gap; the bound between return hits, admitted calls and calls open before the window
 //    is not yet a constraint, so the engine's still-in-flight rests on a value it does not state.
-//  - c02-entry-events-have-records-g (generated): `decides` lacks concurrency.observed_demand_high_water.
-//    A check or constraint over a floor (capacity.demand_peak and the facts marked `floor`: a lower
-//    bound while an input behind it is unknown) is judged at the floor's present value, so a
-//    witness that set another input of the floor counts as covering every value of this one, and
-//    the ranking never tries the value that raises the floor above the pool. The needs walks look
-//    through floors; a decided comparison on one is not yet reopened.
 // The classes this sampling found first are closed by constraints (counters-prove-registration,
 // no-evidence-within-unentered, read-back-pool-matches-interface) and by the empty domain of
-// probe.maxactive.requested for bpftrace and perf kretprobes (src/engine/domains.ts).
+// probe.maxactive.requested for bpftrace and perf kretprobes (src/engine/domains.ts); a generated
+// case it surfaced (c02-entry-events-have-records-g: `decides` lacked the demand behind a floor) by
+// counters.split_contradiction, which is now unknown, not false, while what could contradict the
+// split is.
 const GENERATED = Number(process.env.ORACLE_CASES ?? 10_000);
 const LIMIT = 4000;
 const root = path.resolve(import.meta.dirname, '../..');
