@@ -41,6 +41,12 @@ export const bpfAttachOpen = (i: Inputs): boolean => {
  */
 export const isEntryProbe = (i: Inputs): boolean => str(i, 'probe.kind') === 'entry';
 
+/** The pool the interface makes of the request on this kernel, when that is a number (none for an entry probe). */
+const interfacePool = (i: Inputs): number | undefined => {
+  const o = outcome(i);
+  return o?.kind === 'value' ? o.value : undefined;
+};
+
 const outcome = (i: Inputs) => {
   if (isEntryProbe(i)) return undefined;
   const attach = bpfAttach(i);
@@ -119,10 +125,7 @@ export const CAPACITY: readonly Derivation[] = [
     derive: (i) => {
       // An entry probe has no pool; a figure given for it is constraints/entry-probe-has-no-pool's.
       if (isEntryProbe(i)) return undefined;
-      const readBack = num(i, 'probe.maxactive.effective');
-      if (readBack !== undefined) return readBack;
-      const o = outcome(i);
-      return o?.kind === 'value' ? o.value : undefined;
+      return num(i, 'probe.maxactive.effective') ?? interfacePool(i);
     },
   },
   {
@@ -130,10 +133,9 @@ export const CAPACITY: readonly Derivation[] = [
     description: 'the pool size read back differs from what the interface makes of the request on this kernel (the default when nothing was requested, or a perf kretprobe, which has no way to ask for one): one of them is wrong (constraints/read-back-pool-matches-interface); unknown while either is',
     inputs: ['probe.maxactive.effective', ...OUTCOME_INPUTS],
     derive: (i) => {
-      if (isEntryProbe(i)) return undefined;
       const readBack = num(i, 'probe.maxactive.effective');
-      const o = outcome(i);
-      return readBack === undefined || o?.kind !== 'value' ? undefined : readBack !== o.value;
+      const made = interfacePool(i);
+      return readBack === undefined || made === undefined ? undefined : readBack !== made;
     },
   },
   {

@@ -162,7 +162,8 @@ const SPLIT_FACTS: readonly Derivation[] = [
       if (split(i).contradiction === true) return true;
       // Nothing contradicts it yet, but a demand that fills the pool (the floor behind
       // capacity.pool_excess can rise), the other part or the column's meaning, once known, may.
-      if (bool(i, 'capacity.has_pool') === false || bpfAttach(i) === 'fexit') return false;
+      // A trampoline has none of a kretprobe's misses: nothing to split (splitOf).
+      if (bpfAttach(i) === 'fexit') return false;
       const moduleField = str(i, 'counters.source') === 'module-field';
       const sum = bool(i, 'counters.column_is_sum');
       if (bool(i, 'capacity.pool_short') === undefined) return undefined;
