@@ -857,7 +857,9 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       // A `kretprobe:` clause on one function is a real kretprobe made through perf_event_open, with
       // the kernel's default pool (kernel-facts.md §9); only a wildcard (or, where the kernel has
       // it, a list) may become one kprobe_multi link, which bpftool link show then names.
-      retPoints = ret?.kind === 'kretprobe' ? bpftraceClausePoints(script, p.index) : undefined;
+      // An entry point in the same clause (`kprobe:f,kretprobe:f {`) is a probe of its own and does
+      // not change how the return point is attached: only the clause's return points count.
+      retPoints = ret?.kind === 'kretprobe' ? bpftraceClausePoints(script, p.index)?.filter((x) => /^(?:kretprobe|kr):/.test(x)) : undefined;
       if (retPoints?.length === 1 && !/[*?]/.test(retPoints[0]!)) f.add('probe.bpf_attach', 'perf-kretprobe', scriptAt + 1, retPoints[0], subject);
       if (!/[*?]/.test(script.slice(p.index).split(/[{\s,]/)[0] ?? '')) f.add('probe.target', p.symbol, scriptAt + 1, p.symbol, subject);
       if (p.module) f.add('probe.target_module', p.module, scriptAt + 1, p.module, subject);

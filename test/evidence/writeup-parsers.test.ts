@@ -32,6 +32,8 @@ describe('bpftrace output', () => {
     // One function: a perf_event_open kretprobe (kernel-facts.md §9).
     ["# bpftrace -e 'kretprobe:vfs_read { @r = count(); }'\nAttaching 1 probe...\n@r: 3\n", 'perf-kretprobe'],
     ["# bpftrace -e 'kprobe:vfs_read { @e = count(); } kr:vfs_read { @r = count(); }'\nAttaching 2 probes...\n", 'perf-kretprobe'],
+    // An entry point sharing the return point's clause is a probe of its own (bpftrace issue 1035's script).
+    ["# bpftrace -e 'kprobe:schedule,kretprobe:schedule /comm == \"a.out\"/{printf(\"%s\\n\", probe)}'\nAttaching 2 probes...\nkprobe:schedule\n", 'perf-kretprobe'],
     // A wildcard bpftrace counted as more probes than the script names was expanded, one kretprobe each.
     ["# bpftrace -e 'kretprobe:krtfix_* { @returns = count(); }'\nAttaching 2 probes...\n@returns: 10\n", 'perf-kretprobe'],
     ["# bpftrace -e 'BEGIN { } kretprobe:krtfix_* { @r = count(); } END { }'\nAttaching 5 probes...\n", 'perf-kretprobe'],
