@@ -172,25 +172,33 @@ export class ArtifactFacts {
       if (hits) this.facts.push(placed({ ...hits, path: `counters.${phase}.hits` }, s.p.a.lines, 'kprobe_profile'));
       if (phase === 'end' && miss) this.facts.push(placed({ ...miss, path: 'counters.source', value: 'kprobe_profile', col: s.p.a.lines[miss.line - 1]!.text.indexOf(s.row ?? '') }, s.p.a.lines, 'kprobe_profile'));
     }
-    // One profile read of the return event a write in this session defined (and nothing refused):
-    // the event was created by that write, so its counters started at 0 there and the read is the
-    // end of that one registration (kernel-facts.md §2: only a new registration resets them).
-    if (snaps.length === 1 && ret !== undefined && ret.d.a.kind === 'kprobe_events-write' && retName !== undefined && snaps[0]!.row === retName && retSubject?.event !== undefined) {
+    // One profile read of the return event's row (and nothing refused): a row's counters start at 0
+    // when its event is created and only a new registration resets them (kernel-facts.md §2, §6),
+    // so the read is the end of one registration that started at 0. That registration is the one
+    // the thread observed when the event was created by a write in this session before the read
+    // (and not written again between), or when the thread writes no event at all (a tool made it:
+    // bcc's r_SYM_bcc_PID, gobpf's rSYM, a script run before the thread). A write after the read,
+    // or between, may be another registration: then the start stays unknown. (Issue 20, silent 3.)
+    if (snaps.length === 1) {
       const s = snaps[0]!;
-      const writtenAt = ret.d.a.lines[0]!.line;
       const readAt = s.p.a.lines[0]!.line;
+      const writes = this.defs.filter((d) => d.a.kind === 'kprobe_events-write');
+      const byWrite = ret !== undefined && ret.d.a.kind === 'kprobe_events-write' && retName !== undefined && s.row === retName && retSubject?.event !== undefined;
+      const writtenAt = byWrite ? ret.d.a.lines[0]!.line : undefined;
+      const oneRegistration = byWrite
+        ? writtenAt! < readAt && !writes.some((d) => d !== ret.d && d.a.lines[0]!.line > writtenAt! && d.a.lines[0]!.line < readAt)
+        : writes.length === 0;
       const refused = this.facts.some((f) => f.path === 'probe.registration.result' && f.value !== 'ok');
-      const rewritten = this.defs.some((d) => d !== ret.d && d.a.kind === 'kprobe_events-write' && d.a.lines[0]!.line > writtenAt && d.a.lines[0]!.line < readAt);
       const row = s.p.facts.find((f) => f.subject?.event === s.row && f.path === 'counters.nmissed');
-      if (writtenAt < readAt && !refused && !rewritten && row) {
+      if (oneRegistration && !refused && row) {
         const at = (path: string, value: CitedValue) => this.facts.push(placed({ ...row, path, value }, s.p.a.lines, 'kprobe_profile'));
         at('counters.start.nmissed', 0);
         at('counters.start.hits', 0);
         for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) at(p, 'reg-1');
-        // The profile lists the event: the write registered it.
+        // The profile lists the event: it is registered.
         at('probe.registration.result', 'ok');
         at('counters.event', s.row!);
-        this.facts.push(placed({ ...ret.f, path: 'probe.event', value: retSubject.event }, ret.d.a.lines, ret.d.a.kind));
+        if (byWrite) this.facts.push(placed({ ...ret.f, path: 'probe.event', value: retSubject!.event! }, ret.d.a.lines, ret.d.a.kind));
       }
     }
     const twin = snaps[snaps.length - 1]?.row;

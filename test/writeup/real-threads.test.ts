@@ -461,6 +461,16 @@ describe('one profile read after the write that created the event (issue 21 clas
   it('a refused write creates nothing', () => {
     expect(at(block([write, 'sh: write error: File exists', ...read]), 'counters.start.nmissed')).toBeUndefined();
   });
+  // weaveworks/tcptracer-bpf issue 24: the tool made the event (gobpf's rSYM name); the thread
+  // writes none and reads the profile once. Only a new registration resets a row, so the read is
+  // the end of the one registration that made it, started at 0 (issue 20, silent 3).
+  it('a tool\'s event read once, with no write in the thread: the same, without the definition', () => {
+    const c = block(['$ cat /sys/kernel/debug/tracing/kprobe_profile', '  rtcp_v4_connect                                         1650              28']);
+    expect(['counters.start.nmissed', 'counters.start.hits', 'counters.end.nmissed', 'counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch', 'probe.registration.result', 'counters.event', 'probe.event'].map((p) => at(c, p))).toEqual([0, 0, 28, 'reg-1', 'reg-1', 'reg-1', 'ok', 'rtcp_v4_connect', undefined]);
+  });
+  it('a write after the read may start another registration: the start stays unknown', () => {
+    expect(at(block(['# cat /sys/kernel/tracing/kprobe_profile', '  rtcp_v4_connect                                         1650              28', "# echo 'r:rtcp_v4_connect tcp_v4_connect' >> /sys/kernel/tracing/kprobe_events"]), 'counters.start.nmissed')).toBeUndefined();
+  });
 });
 
 describe('a quoted refusal the author says did not appear (issue 21 class 1)', () => {
