@@ -64,6 +64,14 @@ export class IdTable<V> {
   }
 
   set(key: string, v: V): void {
+    this.swap(key, v);
+  }
+
+  /**
+   * set(), giving back the value the key had (undefined: none): one hash and one probe where
+   * get() then set() took two (the ledger does this for every operation and every instance).
+   */
+  swap(key: string, v: V): V | undefined {
     const h = hashOf(key);
     const a = this.a;
     const mask = this.cap - 1;
@@ -75,8 +83,9 @@ export class IdTable<V> {
       if (st === DELETED) {
         if (free < 0) free = i;
       } else if (a.hashes[i] === h && a.keys[i] === key) {
+        const old = a.vals[i];
         a.vals[i] = v;
-        return;
+        return old;
       }
     }
     if (free < 0) {
@@ -90,17 +99,37 @@ export class IdTable<V> {
     a.seqs[free] = this.seq++;
     this.live++;
     if (this.used * 2 > this.cap) this.rebuild();
+    return undefined;
   }
 
   delete(key: string): boolean {
     const i = this.find(key, hashOf(key));
     if (i < 0) return false;
+    this.drop(i);
+    return true;
+  }
+
+  /** get() then delete(): the value the key had, now gone (undefined: none). */
+  take(key: string): V | undefined {
+    const i = this.find(key, hashOf(key));
+    if (i < 0) return undefined;
+    const v = this.a.vals[i];
+    this.drop(i);
+    return v;
+  }
+
+  /** Delete the key only while it holds `v` (the same value, by ===). */
+  deleteIf(key: string, v: V): void {
+    const i = this.find(key, hashOf(key));
+    if (i >= 0 && this.a.vals[i] === v) this.drop(i);
+  }
+
+  private drop(i: number): void {
     const a = this.a;
     a.state[i] = DELETED;
     a.keys[i] = undefined;
     a.vals[i] = undefined;
     this.live--;
-    return true;
   }
 
   /** Copy the live entries into the other arrays (larger ones when a third of these is live). */

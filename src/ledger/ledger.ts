@@ -413,7 +413,7 @@ export class LedgerBuilder {
     st.uncertain = false;
     st.calls = NO_CALL;
     if (this.opIds) {
-      const prev = this.activeById.get(rec.op);
+      const prev = this.activeById.swap(rec.op, st);
       if (prev !== undefined) {
         this.dupOps++;
         if (this.firstDupOp === undefined) this.firstDupOp = `"op" ${JSON.stringify(rec.op)} at ops lines ${prev.line} and ${rec.line}`;
@@ -422,7 +422,6 @@ export class LedgerBuilder {
         prev.uncertain = true;
         st.uncertain = true;
       }
-      this.activeById.set(rec.op, st);
     } else if (rec.doneNs === null) {
       this.activeNoId.add(st);
     }
@@ -444,7 +443,7 @@ export class LedgerBuilder {
       for (let call = st.calls; call !== NO_CALL; call = T.nextOf(call)) {
         this.removeFromStack(call);
         const inst = T.inst(call);
-        if (inst !== undefined && this.inst.get(inst) === call) this.inst.delete(inst);
+        if (inst !== undefined) this.inst.deleteIf(inst, call);
         this.openCount--;
         this.abandoned++;
         this.resolve(call, this.unreturnedHow, POINT);
@@ -455,7 +454,7 @@ export class LedgerBuilder {
       st.calls = NO_CALL;
     }
     if (this.opIds) {
-      if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
+      this.activeById.deleteIf(rec.op, st);
     } else if (rec.doneNs === null) this.activeNoId.delete(st);
     if (rec.task >= 0) {
       // Empty lists stay: the same tasks come back, and re-creating them is garbage.
@@ -592,7 +591,8 @@ export class LedgerBuilder {
     T.set(call, rec.tsNs, rec.line, rec.task, this.sweepA.open(rec.tsNs, rec.line), this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1, op);
     T.setInst(call, rec.inst);
     if (rec.inst !== undefined) {
-      const old = this.inst.get(rec.inst);
+      // The id now names this call (in place when it was open already, as set() would).
+      const old = this.inst.swap(rec.inst, call);
       if (old !== undefined) {
         // The id came back while we still held it open: its return was never recorded.
         this.dupInst++;
@@ -603,7 +603,6 @@ export class LedgerBuilder {
         this.resolve(old, this.unreturnedHow, POINT);
         T.release(old);
       }
-      this.inst.set(rec.inst, call);
     }
     if (rec.task >= 0) {
       let stack = this.stacks.get(rec.task);
@@ -632,9 +631,8 @@ export class LedgerBuilder {
     const T = this.calls;
     let call: number | undefined;
     if (rec.inst !== undefined) {
-      call = this.inst.get(rec.inst);
+      call = this.inst.take(rec.inst);
       if (call !== undefined) {
-        this.inst.delete(rec.inst);
         this.removeFromStack(call);
         this.byInstance++;
       }
