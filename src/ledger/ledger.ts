@@ -106,6 +106,8 @@ interface OpState {
   calls: number;
   /** Its number in the call table (see CallTable.addOwner). */
   slot: number;
+  /** Its task's list in activeByTask (undefined: no task), so that retiring it needs no lookup. */
+  taskOps: OpState[] | undefined;
 }
 
 /** A mark the records contradict: only its floor as swept, no ceiling. */
@@ -396,7 +398,7 @@ export class LedgerBuilder {
     }
     let st = this.freeOps.pop();
     if (st === undefined) {
-      st = { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: NO_CALL, slot: -1 };
+      st = { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: NO_CALL, slot: -1, taskOps: undefined };
       this.calls.addOwner(st);
     }
     st.op = rec.op;
@@ -425,10 +427,12 @@ export class LedgerBuilder {
     } else if (rec.doneNs === null) {
       this.activeNoId.add(st);
     }
+    st.taskOps = undefined;
     if (rec.task >= 0) {
-      const list = this.activeByTask.get(rec.task);
-      if (list === undefined) this.activeByTask.set(rec.task, [st]);
+      let list = this.activeByTask.get(rec.task);
+      if (list === undefined) this.activeByTask.set(rec.task, (list = [st]));
       else list.push(st);
+      st.taskOps = list;
     }
     if (rec.doneNs !== null) this.heap.push(st, rec.doneNs);
   }
@@ -456,11 +460,9 @@ export class LedgerBuilder {
     if (this.opIds) {
       this.activeById.deleteIf(rec.op, st);
     } else if (rec.doneNs === null) this.activeNoId.delete(st);
-    if (rec.task >= 0) {
-      // Empty lists stay: the same tasks come back, and re-creating them is garbage.
-      const list = this.activeByTask.get(rec.task);
-      if (list !== undefined) removeItem(list, st);
-    }
+    // Empty lists stay: the same tasks come back, and re-creating them is garbage (and the list
+    // an operation holds is the one the map holds for its task).
+    if (st.taskOps !== undefined) removeItem(st.taskOps, st);
     if (!st.eligible) {
       this.ineligible++;
       if (st.entries + st.filtered + st.returned > 0) this.ineligibleWithEvidence++;
