@@ -142,17 +142,10 @@ function shapeSp(b: Buffer, i: number, end: number): number {
   return i;
 }
 
-/** Past the literal `w` at b[i] and the spaces after it, or -1. */
-function shapeLit(b: Buffer, i: number, end: number, w: Uint8Array): number {
-  if (i < 0 || i + w.length > end) return -1;
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
-  return shapeSp(b, i + w.length, end);
-}
-
 /*
- * The op shape's keys, each matched byte by byte against constants: shapeLit's loop over a
- * literal's bytes (loading each from its array) was a fifth of the ops line parse. Each is
- * shapeLit(b, i, end, key('<the key>')).
+ * The shapes' keys, each matched byte by byte against constants: a loop over a literal's bytes
+ * (loading each from its array) was a fifth of the ops line parse. Each gives the position past
+ * the key and the spaces after it, or -1 (also for i = -1, so that the steps chain).
  */
 
 /** `"op":` at b[i]: past it and the spaces after it, or -1. */
@@ -386,17 +379,27 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
   return putOp(out, op, task, submit, done, reaches, line);
 }
 
-const S_EV = key('"ev":');
-const S_ENTRY = key('"entry"');
-const S_RETURN = key('"return"');
-const S_FILTERED = key('"filtered"');
 let probeShapeMisses = 0;
 
-/** `w` at b[i]: true when the bytes are there. */
-function shapeIs(b: Buffer, i: number, end: number, w: Uint8Array): boolean {
-  if (i + w.length > end) return false;
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return false;
-  return true;
+/** `"ev":` at b[i] (constant bytes, as the op keys): past it and the spaces after it, or -1. */
+function litEv(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 5 > end || !(b[i] === 34 && b[i + 1] === 101 && b[i + 2] === 118 && b[i + 3] === 34 && b[i + 4] === 58)) return -1;
+  return shapeSp(b, i + 5, end);
+}
+
+/** `"entry"` at b[i]. */
+function isEntry(b: Buffer, i: number, end: number): boolean {
+  return i + 7 <= end && b[i] === 34 && b[i + 1] === 101 && b[i + 2] === 110 && b[i + 3] === 116 && b[i + 4] === 114 && b[i + 5] === 121 && b[i + 6] === 34;
+}
+
+/** `"return"` at b[i]. */
+function isReturn(b: Buffer, i: number, end: number): boolean {
+  return i + 8 <= end && b[i] === 34 && b[i + 1] === 114 && b[i + 2] === 101 && b[i + 3] === 116 && b[i + 4] === 117 && b[i + 5] === 114 && b[i + 6] === 110 && b[i + 7] === 34;
+}
+
+/** `"filtered"` at b[i]. */
+function isFiltered(b: Buffer, i: number, end: number): boolean {
+  return i + 10 <= end && b[i] === 34 && b[i + 1] === 102 && b[i + 2] === 105 && b[i + 3] === 108 && b[i + 4] === 116 && b[i + 5] === 101 && b[i + 6] === 114 && b[i + 7] === 101 && b[i + 8] === 100 && b[i + 9] === 34;
 }
 
 /**
@@ -407,16 +410,16 @@ function shapeIs(b: Buffer, i: number, end: number, w: Uint8Array): boolean {
  */
 function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number, clock: Clock): boolean {
   if (start >= end || b[start] !== 123 /* { */) return false;
-  let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_EV);
+  let i = litEv(b, shapeSp(b, start + 1, end), end);
   if (i < 0) return false;
   let ev: ProbeRecord['ev'];
-  if (shapeIs(b, i, end, S_ENTRY)) {
+  if (isEntry(b, i, end)) {
     ev = 'entry';
     i += 7;
-  } else if (shapeIs(b, i, end, S_RETURN)) {
+  } else if (isReturn(b, i, end)) {
     ev = 'return';
     i += 8;
-  } else if (shapeIs(b, i, end, S_FILTERED)) {
+  } else if (isFiltered(b, i, end)) {
     ev = 'filtered';
     i += 10;
   } else return false;
