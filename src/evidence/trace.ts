@@ -138,6 +138,11 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
     digits++;
   }
   if (digits === 0) return -1;
+  return stampOf(sec, frac, digits);
+}
+
+/** A stamp of `sec` seconds and `frac` in `digits` (1-9) fraction digits: into the stamp state, and its ns. */
+function stampOf(sec: number, frac: number, digits: number): number {
   let scale = 1;
   for (let d = digits; d < 9; d++) scale *= 10;
   stampUnitNs = scale;
@@ -350,7 +355,29 @@ function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: num
   let tsNs = -1;
   for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
     while (p < end && isBlank(b[p]!)) p++;
+    // The common token first, read in one pass: digits, '.', 1-9 digits, ':' that ends the token,
+    // which is what stampBytes accepts of such a token. Anything else is read as below.
     let q = p;
+    let sec = 0;
+    let c = 0;
+    while (q < end && (c = b[q]!) >= DIGIT0 && c <= DIGIT9) {
+      sec = sec * 10 + (c - DIGIT0);
+      q++;
+    }
+    if (q > p && c === 46 /* . */ && q < end && sec <= MAX_STAMP_SEC) {
+      let r = q + 1;
+      let frac = 0;
+      while (r < end && r - q <= 9 && (c = b[r]!) >= DIGIT0 && c <= DIGIT9) {
+        frac = frac * 10 + (c - DIGIT0);
+        r++;
+      }
+      if (r > q + 1 && r < end && b[r] === 58 /* : */ && (r + 1 === end || isBlank(b[r + 1]!))) {
+        tsNs = stampOf(sec, frac, r - q - 1);
+        p = r + 1;
+        break;
+      }
+    }
+    q = p;
     while (q < end && !isBlank(b[q]!)) q++;
     if (q > p && b[q - 1] === 58 /* : */) tsNs = stampBytes(b, p, q - 1);
     p = q;
