@@ -295,6 +295,12 @@ const LOST_RE = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/;
 /** Why prefixAt failed. */
 let prefixFailure = '';
 
+/** prefixAt's failure: why, and -1. */
+function fail(expected: string): number {
+  prefixFailure = expected;
+  return -1;
+}
+
 /**
  * The line's prefix with its CPU column at b[lb..rb]: who (`comm-pid`, an optional `(tgid)`, or
  * perf's `comm pid` / `comm pid/tid`) before it, flags and the stamp after it, into traceScan.
@@ -302,10 +308,6 @@ let prefixFailure = '';
  */
 function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: number): number {
   const st = traceScan;
-  const fail = (expected: string): number => {
-    prefixFailure = expected;
-    return -1;
-  };
   st.cpu = digitsValue(b, lb + 1, rb);
 
   // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
@@ -324,6 +326,18 @@ function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: num
       whoEnd = lp;
       while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
     }
+  }
+  // Most often ftrace's `comm-PID`: digits back from whoEnd with a dash before them. Neither perf
+  // form can end so (its last token is digits, or digits/digits), and the dash is the last one,
+  // so this is where the checks below come to, without scanning the task name back and forth.
+  let d = whoEnd;
+  while (d > start && isDigit(b[d - 1]!)) d--;
+  if (d < whoEnd && d > start && b[d - 1] === 45 /* - */ && whoEnd - d < 16) {
+    st.source = 'ftrace';
+    st.pid = digitsValue(b, d, whoEnd);
+    st.commStart = start;
+    st.commEnd = d - 1;
+    return stampAfter(b, rb, end);
   }
   let tokStart = whoEnd;
   while (tokStart > start && !isBlank(b[tokStart - 1]!)) tokStart--;
@@ -349,8 +363,12 @@ function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: num
       st.commEnd = dash;
     }
   }
+  return stampAfter(b, rb, end);
+}
 
-  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
+/** After the CPU column ending at b[rb]: optional irq-info flags (ftrace), then `seconds.fraction:`, into traceScan. The position after its colon, or -1. */
+function stampAfter(b: Uint8Array, rb: number, end: number): number {
+  const st = traceScan;
   let p = rb + 1;
   let tsNs = -1;
   for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
