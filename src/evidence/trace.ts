@@ -138,6 +138,11 @@ function stampBytes(b: Uint8Array, from: number, to: number): number {
     digits++;
   }
   if (digits === 0) return -1;
+  return stampOf(sec, frac, digits);
+}
+
+/** A stamp of `sec` seconds and `frac` in `digits` (1-9) fraction digits: into the stamp state, and its ns. */
+function stampOf(sec: number, frac: number, digits: number): number {
   let scale = 1;
   for (let d = digits; d < 9; d++) scale *= 10;
   stampUnitNs = scale;
@@ -290,6 +295,12 @@ const LOST_RE = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/;
 /** Why prefixAt failed. */
 let prefixFailure = '';
 
+/** prefixAt's failure: why, and -1. */
+function fail(expected: string): number {
+  prefixFailure = expected;
+  return -1;
+}
+
 /**
  * The line's prefix with its CPU column at b[lb..rb]: who (`comm-pid`, an optional `(tgid)`, or
  * perf's `comm pid` / `comm pid/tid`) before it, flags and the stamp after it, into traceScan.
@@ -297,10 +308,6 @@ let prefixFailure = '';
  */
 function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: number): number {
   const st = traceScan;
-  const fail = (expected: string): number => {
-    prefixFailure = expected;
-    return -1;
-  };
   st.cpu = digitsValue(b, lb + 1, rb);
 
   // Who: ftrace `comm-pid` then an optional `(tgid)`; perf `comm pid` or `comm pid/tid`.
@@ -319,6 +326,18 @@ function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: num
       whoEnd = lp;
       while (whoEnd > start && isBlank(b[whoEnd - 1]!)) whoEnd--;
     }
+  }
+  // Most often ftrace's `comm-PID`: digits back from whoEnd with a dash before them. Neither perf
+  // form can end so (its last token is digits, or digits/digits), and the dash is the last one,
+  // so this is where the checks below come to, without scanning the task name back and forth.
+  let d = whoEnd;
+  while (d > start && isDigit(b[d - 1]!)) d--;
+  if (d < whoEnd && d > start && b[d - 1] === 45 /* - */ && whoEnd - d < 16) {
+    st.source = 'ftrace';
+    st.pid = digitsValue(b, d, whoEnd);
+    st.commStart = start;
+    st.commEnd = d - 1;
+    return stampAfter(b, rb, end);
   }
   let tokStart = whoEnd;
   while (tokStart > start && !isBlank(b[tokStart - 1]!)) tokStart--;
@@ -344,13 +363,39 @@ function prefixAt(b: Uint8Array, start: number, lb: number, rb: number, end: num
       st.commEnd = dash;
     }
   }
+  return stampAfter(b, rb, end);
+}
 
-  // After the CPU: optional irq-info flags (ftrace), then `seconds.fraction:`.
+/** After the CPU column ending at b[rb]: optional irq-info flags (ftrace), then `seconds.fraction:`, into traceScan. The position after its colon, or -1. */
+function stampAfter(b: Uint8Array, rb: number, end: number): number {
+  const st = traceScan;
   let p = rb + 1;
   let tsNs = -1;
   for (let tokens = 0; tokens < 2 && tsNs < 0; tokens++) {
     while (p < end && isBlank(b[p]!)) p++;
+    // The common token first, read in one pass: digits, '.', 1-9 digits, ':' that ends the token,
+    // which is what stampBytes accepts of such a token. Anything else is read as below.
     let q = p;
+    let sec = 0;
+    let c = 0;
+    while (q < end && (c = b[q]!) >= DIGIT0 && c <= DIGIT9) {
+      sec = sec * 10 + (c - DIGIT0);
+      q++;
+    }
+    if (q > p && c === 46 /* . */ && q < end && sec <= MAX_STAMP_SEC) {
+      let r = q + 1;
+      let frac = 0;
+      while (r < end && r - q <= 9 && (c = b[r]!) >= DIGIT0 && c <= DIGIT9) {
+        frac = frac * 10 + (c - DIGIT0);
+        r++;
+      }
+      if (r > q + 1 && r < end && b[r] === 58 /* : */ && (r + 1 === end || isBlank(b[r + 1]!))) {
+        tsNs = stampOf(sec, frac, r - q - 1);
+        p = r + 1;
+        break;
+      }
+    }
+    q = p;
     while (q < end && !isBlank(b[q]!)) q++;
     if (q > p && b[q - 1] === 58 /* : */) tsNs = stampBytes(b, p, q - 1);
     p = q;
@@ -391,11 +436,14 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   // perf pid before it, an optional `(TGID)`; flags and `seconds.fraction:` after it) is the column.
   let p = -1;
   let failed = '';
-  for (let lb = find(b, 91 /* [ */, start, end); lb >= 0 && p < 0; lb = find(b, 91, lb + 1, end)) {
+  // Left as soon as a column fits: a loop condition on p would first look for another `[` over
+  // the rest of the line (a fifth of the scan's time, for a result never used).
+  for (let lb = find(b, 91 /* [ */, start, end); lb >= 0; lb = find(b, 91, lb + 1, end)) {
     const rb = find(b, 93 /* ] */, lb + 1, Math.min(end, lb + 8));
     if (rb < 0 || rb === lb + 1 || !allDigits(b, lb + 1, rb) || (lb !== start && !isBlank(b[lb - 1]!))) continue;
     p = prefixAt(b, start, lb, rb, end);
-    if (p < 0 && failed === '') failed = prefixFailure;
+    if (p >= 0) break;
+    if (failed === '') failed = prefixFailure;
   }
   if (p < 0) return scanProblem(failed || PREFIX_EXPECTED);
 

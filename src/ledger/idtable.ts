@@ -5,14 +5,15 @@
  * A Map under constant insert and delete rebuilds its backing store each time deleted entries
  * fill it, and those stores lived long enough to be promoted: on a 1 M-record probe.jsonl run
  * they were 41 of the 47 MB a sampling heap profile saw promoted and then collected (the two
- * Maps' `set`, in activate and entry). Here a deleted slot is reused and the table is rebuilt
- * into a second set of arrays kept for it, so nothing is allocated but when the live entries
- * outgrow the arrays. `values()` gives insertion order, as a Map's does (a key set again keeps
- * its place; deleted and set again, it goes last).
+ * Maps' `set`, in activate and entry). Here a delete shifts the entries after it in its run
+ * back (linear probing's deletion without tombstones), so the table is rebuilt only when the
+ * live entries outgrow it: nothing is allocated but then. Tombstones, before, filled half the
+ * slots every few hundred deletes and forced a rebuild of the whole table each time (1.5 % of
+ * a 1 M-record probe.jsonl run) and lengthened every probe. `values()` gives insertion order,
+ * as a Map's does (a key set again keeps its place; deleted and set again, it goes last).
  */
 const EMPTY = 0;
 const LIVE = 1;
-const DELETED = 2;
 
 function hashOf(s: string): number {
   let h = 0;
@@ -37,11 +38,7 @@ function slots<V>(cap: number): Slots<V> {
 export class IdTable<V> {
   private cap = 64;
   private a: Slots<V> = slots(64);
-  /** The rebuild's target, as large as `a`. */
-  private b: Slots<V> = slots(64);
   private live = 0;
-  /** Live and deleted slots. */
-  private used = 0;
   private seq = 0;
 
   get size(): number {
@@ -64,53 +61,87 @@ export class IdTable<V> {
   }
 
   set(key: string, v: V): void {
+    this.swap(key, v);
+  }
+
+  /**
+   * set(), giving back the value the key had (undefined: none): one hash and one probe where
+   * get() then set() took two (the ledger does this for every operation and every instance).
+   */
+  swap(key: string, v: V): V | undefined {
     const h = hashOf(key);
     const a = this.a;
     const mask = this.cap - 1;
-    let free = -1;
     let i = h & mask;
-    for (; ; i = (i + 1) & mask) {
-      const st = a.state[i];
-      if (st === EMPTY) break;
-      if (st === DELETED) {
-        if (free < 0) free = i;
-      } else if (a.hashes[i] === h && a.keys[i] === key) {
+    for (; a.state[i] !== EMPTY; i = (i + 1) & mask) {
+      if (a.hashes[i] === h && a.keys[i] === key) {
+        const old = a.vals[i];
         a.vals[i] = v;
-        return;
+        return old;
       }
     }
-    if (free < 0) {
-      free = i;
-      this.used++;
-    }
-    a.state[free] = LIVE;
-    a.keys[free] = key;
-    a.vals[free] = v;
-    a.hashes[free] = h;
-    a.seqs[free] = this.seq++;
+    a.state[i] = LIVE;
+    a.keys[i] = key;
+    a.vals[i] = v;
+    a.hashes[i] = h;
+    a.seqs[i] = this.seq++;
     this.live++;
-    if (this.used * 2 > this.cap) this.rebuild();
+    if (this.live * 2 > this.cap) this.rebuild();
+    return undefined;
   }
 
   delete(key: string): boolean {
     const i = this.find(key, hashOf(key));
     if (i < 0) return false;
-    const a = this.a;
-    a.state[i] = DELETED;
-    a.keys[i] = undefined;
-    a.vals[i] = undefined;
-    this.live--;
+    this.drop(i);
     return true;
   }
 
-  /** Copy the live entries into the other arrays (larger ones when a third of these is live). */
+  /** get() then delete(): the value the key had, now gone (undefined: none). */
+  take(key: string): V | undefined {
+    const i = this.find(key, hashOf(key));
+    if (i < 0) return undefined;
+    const v = this.a.vals[i];
+    this.drop(i);
+    return v;
+  }
+
+  /** Delete the key only while it holds `v` (the same value, by ===). */
+  deleteIf(key: string, v: V): void {
+    const i = this.find(key, hashOf(key));
+    if (i >= 0 && this.a.vals[i] === v) this.drop(i);
+  }
+
+  /**
+   * Empty slot i, moving back into it each later entry of its run that may sit there (its home
+   * slot is not cyclically after i), and so on from the slot that entry left: every entry stays
+   * reachable from its home without passing an empty slot.
+   */
+  private drop(i: number): void {
+    const { keys, vals, hashes, state, seqs } = this.a;
+    const mask = this.cap - 1;
+    for (let j = (i + 1) & mask; state[j] !== EMPTY; j = (j + 1) & mask) {
+      const home = hashes[j]! & mask;
+      if (((j - home) & mask) < ((j - i) & mask)) continue;
+      keys[i] = keys[j];
+      vals[i] = vals[j];
+      hashes[i] = hashes[j]!;
+      seqs[i] = seqs[j]!;
+      i = j;
+    }
+    state[i] = EMPTY;
+    keys[i] = undefined;
+    vals[i] = undefined;
+    this.live--;
+  }
+
+  /** Copy the live entries into larger arrays (with a third of the slots live, at most). */
   private rebuild(): void {
     const from = this.a;
     const oldCap = this.cap;
     let cap = oldCap;
     while (this.live * 3 > cap) cap *= 2;
-    const to = cap === oldCap ? this.b : slots<V>(cap);
-    to.state.fill(EMPTY);
+    const to = slots<V>(cap);
     const mask = cap - 1;
     for (let j = 0; j < oldCap; j++) {
       if (from.state[j] !== LIVE) continue;
@@ -123,13 +154,8 @@ export class IdTable<V> {
       to.hashes[i] = h;
       to.seqs[i] = from.seqs[j]!;
     }
-    // The arrays let go hold no keys or values (the next rebuild overwrites what it reads).
-    from.keys.fill(undefined);
-    from.vals.fill(undefined);
     this.a = to;
-    this.b = cap === oldCap ? from : slots<V>(cap);
     this.cap = cap;
-    this.used = this.live;
   }
 
   /** The values in insertion order (as a Map's values()). */

@@ -106,6 +106,8 @@ interface OpState {
   calls: number;
   /** Its number in the call table (see CallTable.addOwner). */
   slot: number;
+  /** Its task's list in activeByTask (undefined: no task), so that retiring it needs no lookup. */
+  taskOps: OpState[] | undefined;
 }
 
 /** A mark the records contradict: only its floor as swept, no ceiling. */
@@ -396,7 +398,7 @@ export class LedgerBuilder {
     }
     let st = this.freeOps.pop();
     if (st === undefined) {
-      st = { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: NO_CALL, slot: -1 };
+      st = { op: '', task: -1, submitNs: 0, doneNs: null, line: 0, eligible: true, entries: 0, open: 0, returned: 0, filtered: 0, active: true, uncertain: false, calls: NO_CALL, slot: -1, taskOps: undefined };
       this.calls.addOwner(st);
     }
     st.op = rec.op;
@@ -413,7 +415,7 @@ export class LedgerBuilder {
     st.uncertain = false;
     st.calls = NO_CALL;
     if (this.opIds) {
-      const prev = this.activeById.get(rec.op);
+      const prev = this.activeById.swap(rec.op, st);
       if (prev !== undefined) {
         this.dupOps++;
         if (this.firstDupOp === undefined) this.firstDupOp = `"op" ${JSON.stringify(rec.op)} at ops lines ${prev.line} and ${rec.line}`;
@@ -422,14 +424,15 @@ export class LedgerBuilder {
         prev.uncertain = true;
         st.uncertain = true;
       }
-      this.activeById.set(rec.op, st);
     } else if (rec.doneNs === null) {
       this.activeNoId.add(st);
     }
+    st.taskOps = undefined;
     if (rec.task >= 0) {
-      const list = this.activeByTask.get(rec.task);
-      if (list === undefined) this.activeByTask.set(rec.task, [st]);
+      let list = this.activeByTask.get(rec.task);
+      if (list === undefined) this.activeByTask.set(rec.task, (list = [st]));
       else list.push(st);
+      st.taskOps = list;
     }
     if (rec.doneNs !== null) this.heap.push(st, rec.doneNs);
   }
@@ -444,7 +447,7 @@ export class LedgerBuilder {
       for (let call = st.calls; call !== NO_CALL; call = T.nextOf(call)) {
         this.removeFromStack(call);
         const inst = T.inst(call);
-        if (inst !== undefined && this.inst.get(inst) === call) this.inst.delete(inst);
+        if (inst !== undefined) this.inst.deleteIf(inst, call);
         this.openCount--;
         this.abandoned++;
         this.resolve(call, this.unreturnedHow, POINT);
@@ -455,13 +458,11 @@ export class LedgerBuilder {
       st.calls = NO_CALL;
     }
     if (this.opIds) {
-      if (this.activeById.get(rec.op) === st) this.activeById.delete(rec.op);
+      this.activeById.deleteIf(rec.op, st);
     } else if (rec.doneNs === null) this.activeNoId.delete(st);
-    if (rec.task >= 0) {
-      // Empty lists stay: the same tasks come back, and re-creating them is garbage.
-      const list = this.activeByTask.get(rec.task);
-      if (list !== undefined) removeItem(list, st);
-    }
+    // Empty lists stay: the same tasks come back, and re-creating them is garbage (and the list
+    // an operation holds is the one the map holds for its task).
+    if (st.taskOps !== undefined) removeItem(st.taskOps, st);
     if (!st.eligible) {
       this.ineligible++;
       if (st.entries + st.filtered + st.returned > 0) this.ineligibleWithEvidence++;
@@ -592,7 +593,8 @@ export class LedgerBuilder {
     T.set(call, rec.tsNs, rec.line, rec.task, this.sweepA.open(rec.tsNs, rec.line), this.sweepD !== undefined ? this.sweepD.open(rec.tsNs, rec.line) : -1, op);
     T.setInst(call, rec.inst);
     if (rec.inst !== undefined) {
-      const old = this.inst.get(rec.inst);
+      // The id now names this call (in place when it was open already, as set() would).
+      const old = this.inst.swap(rec.inst, call);
       if (old !== undefined) {
         // The id came back while we still held it open: its return was never recorded.
         this.dupInst++;
@@ -603,7 +605,6 @@ export class LedgerBuilder {
         this.resolve(old, this.unreturnedHow, POINT);
         T.release(old);
       }
-      this.inst.set(rec.inst, call);
     }
     if (rec.task >= 0) {
       let stack = this.stacks.get(rec.task);
@@ -632,9 +633,8 @@ export class LedgerBuilder {
     const T = this.calls;
     let call: number | undefined;
     if (rec.inst !== undefined) {
-      call = this.inst.get(rec.inst);
+      call = this.inst.take(rec.inst);
       if (call !== undefined) {
-        this.inst.delete(rec.inst);
         this.removeFromStack(call);
         this.byInstance++;
       }

@@ -131,11 +131,6 @@ const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: numb
  * scan as before; after SHAPE_GIVE_UP lines in a row that do, a file is taken to be written
  * otherwise and the shape is no longer tried.
  */
-const S_OP = key('"op":');
-const S_TASK = key('"task":');
-const S_SUBMIT = key('"submit_ns":');
-const S_DONE = key('"done_ns":');
-const S_REACHES = key('"reaches_target":');
 const SHAPE_GIVE_UP = 256;
 let opShapeMisses = 0;
 /** The value shapeUint read, or the end of the string shapeStr read. */
@@ -147,11 +142,40 @@ function shapeSp(b: Buffer, i: number, end: number): number {
   return i;
 }
 
-/** Past the literal `w` at b[i] and the spaces after it, or -1. */
-function shapeLit(b: Buffer, i: number, end: number, w: Uint8Array): number {
-  if (i < 0 || i + w.length > end) return -1;
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
-  return shapeSp(b, i + w.length, end);
+/*
+ * The shapes' keys, each matched byte by byte against constants: a loop over a literal's bytes
+ * (loading each from its array) was a fifth of the ops line parse. Each gives the position past
+ * the key and the spaces after it, or -1 (also for i = -1, so that the steps chain).
+ */
+
+/** `"op":` at b[i]: past it and the spaces after it, or -1. */
+function litOp(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 5 > end || !(b[i] === 34 && b[i + 1] === 111 && b[i + 2] === 112 && b[i + 3] === 34 && b[i + 4] === 58)) return -1;
+  return shapeSp(b, i + 5, end);
+}
+
+/** `"task":` at b[i]: past it and the spaces after it, or -1. */
+function litTask(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 7 > end || !(b[i] === 34 && b[i + 1] === 116 && b[i + 2] === 97 && b[i + 3] === 115 && b[i + 4] === 107 && b[i + 5] === 34 && b[i + 6] === 58)) return -1;
+  return shapeSp(b, i + 7, end);
+}
+
+/** `"submit_ns":` at b[i]: past it and the spaces after it, or -1. */
+function litSubmit(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 12 > end || !(b[i] === 34 && b[i + 1] === 115 && b[i + 2] === 117 && b[i + 3] === 98 && b[i + 4] === 109 && b[i + 5] === 105 && b[i + 6] === 116 && b[i + 7] === 95 && b[i + 8] === 110 && b[i + 9] === 115 && b[i + 10] === 34 && b[i + 11] === 58)) return -1;
+  return shapeSp(b, i + 12, end);
+}
+
+/** `"done_ns":` at b[i]: past it and the spaces after it, or -1. */
+function litDone(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 10 > end || !(b[i] === 34 && b[i + 1] === 100 && b[i + 2] === 111 && b[i + 3] === 110 && b[i + 4] === 101 && b[i + 5] === 95 && b[i + 6] === 110 && b[i + 7] === 115 && b[i + 8] === 34 && b[i + 9] === 58)) return -1;
+  return shapeSp(b, i + 10, end);
+}
+
+/** `"reaches_target":` at b[i]: past it and the spaces after it, or -1. */
+function litReaches(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 17 > end || !(b[i] === 34 && b[i + 1] === 114 && b[i + 2] === 101 && b[i + 3] === 97 && b[i + 4] === 99 && b[i + 5] === 104 && b[i + 6] === 101 && b[i + 7] === 115 && b[i + 8] === 95 && b[i + 9] === 116 && b[i + 10] === 97 && b[i + 11] === 114 && b[i + 12] === 103 && b[i + 13] === 101 && b[i + 14] === 116 && b[i + 15] === 34 && b[i + 16] === 58)) return -1;
+  return shapeSp(b, i + 17, end);
 }
 
 /** Past `,` and the spaces after it at b[i], or -1. */
@@ -248,12 +272,12 @@ export type WantId = boolean | 'bytes';
 /** An op line in the common shape (see above) into `out`; false: not that shape, or not valid. */
 function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line: number, wantId: WantId, clock: Clock): boolean {
   if (start >= end || b[start] !== 123 /* { */) return false;
-  let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_OP);
+  let i = litOp(b, shapeSp(b, start + 1, end), end);
   const opFrom = i + 1;
   i = shapeStr(b, i, end);
   if (i < 0) return false;
   const opTo = shapeV;
-  i = shapeLit(b, shapeComma(b, i, end), end, S_TASK);
+  i = litTask(b, shapeComma(b, i, end), end);
   if (i < 0) return false;
   let task = -1;
   const tn = shapeNull(b, i, end);
@@ -263,13 +287,13 @@ function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line:
     if (i < 0) return false;
     task = shapeV;
   }
-  i = shapeLit(b, shapeComma(b, i, end), end, S_SUBMIT);
+  i = litSubmit(b, shapeComma(b, i, end), end);
   if (i < 0) return false;
   i = shapeUint(b, i, end);
   if (i < 0) return false;
   const submit = clock.relNs(shapeV);
   if (!(submit >= 0)) return false;
-  i = shapeLit(b, shapeComma(b, i, end), end, S_DONE);
+  i = litDone(b, shapeComma(b, i, end), end);
   if (i < 0) return false;
   let done: number | null = null;
   const dn = shapeNull(b, i, end);
@@ -280,7 +304,7 @@ function shapeOpInto(out: OpRecord, b: Buffer, start: number, end: number, line:
     done = clock.relNs(shapeV);
     if (!(done >= 0) || done < submit) return false;
   }
-  i = shapeLit(b, shapeComma(b, i, end), end, S_REACHES);
+  i = litReaches(b, shapeComma(b, i, end), end);
   if (i < 0 || i + 4 > end) return false;
   let reaches: boolean | undefined;
   const c = b[i];
@@ -355,17 +379,27 @@ export function fastOpInto(out: OpRecord, b: Buffer, start: number, end: number,
   return putOp(out, op, task, submit, done, reaches, line);
 }
 
-const S_EV = key('"ev":');
-const S_ENTRY = key('"entry"');
-const S_RETURN = key('"return"');
-const S_FILTERED = key('"filtered"');
 let probeShapeMisses = 0;
 
-/** `w` at b[i]: true when the bytes are there. */
-function shapeIs(b: Buffer, i: number, end: number, w: Uint8Array): boolean {
-  if (i + w.length > end) return false;
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return false;
-  return true;
+/** `"ev":` at b[i] (constant bytes, as the op keys): past it and the spaces after it, or -1. */
+function litEv(b: Buffer, i: number, end: number): number {
+  if (i < 0 || i + 5 > end || !(b[i] === 34 && b[i + 1] === 101 && b[i + 2] === 118 && b[i + 3] === 34 && b[i + 4] === 58)) return -1;
+  return shapeSp(b, i + 5, end);
+}
+
+/** `"entry"` at b[i]. */
+function isEntry(b: Buffer, i: number, end: number): boolean {
+  return i + 7 <= end && b[i] === 34 && b[i + 1] === 101 && b[i + 2] === 110 && b[i + 3] === 116 && b[i + 4] === 114 && b[i + 5] === 121 && b[i + 6] === 34;
+}
+
+/** `"return"` at b[i]. */
+function isReturn(b: Buffer, i: number, end: number): boolean {
+  return i + 8 <= end && b[i] === 34 && b[i + 1] === 114 && b[i + 2] === 101 && b[i + 3] === 116 && b[i + 4] === 117 && b[i + 5] === 114 && b[i + 6] === 110 && b[i + 7] === 34;
+}
+
+/** `"filtered"` at b[i]. */
+function isFiltered(b: Buffer, i: number, end: number): boolean {
+  return i + 10 <= end && b[i] === 34 && b[i + 1] === 102 && b[i + 2] === 105 && b[i + 3] === 108 && b[i + 4] === 116 && b[i + 5] === 101 && b[i + 6] === 114 && b[i + 7] === 101 && b[i + 8] === 100 && b[i + 9] === 34;
 }
 
 /**
@@ -376,16 +410,16 @@ function shapeIs(b: Buffer, i: number, end: number, w: Uint8Array): boolean {
  */
 function shapeProbeInto(out: ProbeRecord, b: Buffer, start: number, end: number, line: number, clock: Clock): boolean {
   if (start >= end || b[start] !== 123 /* { */) return false;
-  let i = shapeLit(b, shapeSp(b, start + 1, end), end, S_EV);
+  let i = litEv(b, shapeSp(b, start + 1, end), end);
   if (i < 0) return false;
   let ev: ProbeRecord['ev'];
-  if (shapeIs(b, i, end, S_ENTRY)) {
+  if (isEntry(b, i, end)) {
     ev = 'entry';
     i += 7;
-  } else if (shapeIs(b, i, end, S_RETURN)) {
+  } else if (isReturn(b, i, end)) {
     ev = 'return';
     i += 8;
-  } else if (shapeIs(b, i, end, S_FILTERED)) {
+  } else if (isFiltered(b, i, end)) {
     ev = 'filtered';
     i += 10;
   } else return false;

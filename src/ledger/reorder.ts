@@ -106,7 +106,10 @@ export class ReorderWindow {
     if (this.keepIds) {
       const n = idTo - idFrom;
       if (idIn !== undefined && ascii && n <= ID_BYTES) {
-        this.idBytes.set(idIn.subarray(idFrom, idTo), s * ID_BYTES);
+        // Byte by byte: an id is a few bytes, and subarray() then set() made a Buffer object
+        // per line (a tenth of the ops parse with ids).
+        const to = this.idBytes;
+        for (let k = 0, at = s * ID_BYTES; k < n; k++) to[at + k] = idIn[idFrom + k]!;
         this.idLen[s] = n;
       } else {
         this.ids[s] = idIn !== undefined ? idIn.toString('utf8', idFrom, idTo) : x.op;

@@ -5,8 +5,8 @@ import { IdTable } from '../../src/ledger/idtable.js';
 // The ledger's id indexes must answer as the Maps they replace did, values() in the same order
 // (finish() closes what is left in that order).
 describe('IdTable', () => {
-  it('agrees with a Map under any sequence of set, delete and get', () => {
-    const op = fc.tuple(fc.constantFrom('set', 'delete', 'get'), fc.oneof(fc.integer({ min: 0, max: 40 }).map((n) => `id-${n}`), fc.string({ maxLength: 3 })), fc.integer());
+  it('agrees with a Map under any sequence of set, delete, get, swap, take and deleteIf', () => {
+    const op = fc.tuple(fc.constantFrom('set', 'delete', 'get', 'swap', 'take', 'deleteIf'), fc.oneof(fc.integer({ min: 0, max: 40 }).map((n) => `id-${n}`), fc.string({ maxLength: 3 })), fc.integer({ min: -3, max: 3 }));
     fc.assert(
       fc.property(fc.array(op, { maxLength: 600 }), (ops) => {
         const t = new IdTable<number>();
@@ -16,7 +16,18 @@ describe('IdTable', () => {
             t.set(k, v);
             m.set(k, v);
           } else if (what === 'delete') expect(t.delete(k)).toBe(m.delete(k));
-          else expect(t.get(k)).toBe(m.get(k));
+          else if (what === 'swap') {
+            // set, giving back what get would have
+            expect(t.swap(k, v)).toBe(m.get(k));
+            m.set(k, v);
+          } else if (what === 'take') {
+            expect(t.take(k)).toBe(m.get(k));
+            m.delete(k);
+          } else if (what === 'deleteIf') {
+            // delete only while the key holds v
+            t.deleteIf(k, v);
+            if (m.get(k) === v) m.delete(k);
+          } else expect(t.get(k)).toBe(m.get(k));
           expect(t.size).toBe(m.size);
         }
         expect(t.values()).toEqual([...m.values()]);
