@@ -249,33 +249,60 @@ export function run(p: Plan, values: Map<string, FactValue>, untrusted?: Readonl
   if (untrusted) for (const n of untrusted) values.delete(n);
   let noneKnown = NONE_KNOWN_BY_PLAN.get(p);
   if (!noneKnown) NONE_KNOWN_BY_PLAN.set(p, (noneKnown = []));
+  // The values by place for the run: an input read by place, not looked up by name in the map
+  // (a case knows a few dozen facts, its derivations read some 340 inputs).
+  const slots = RUN_SLOTS.get(p) ?? new Array<FactValue | undefined>(p.slotNames.length);
+  RUN_SLOTS.set(p, slots);
+  slots.fill(undefined);
+  for (const [k, v] of values) {
+    const at = p.slot.get(k);
+    if (at !== undefined) slots[at] = v;
+  }
+  const first = p.baseNames.size;
   for (let j = 0; j < p.ordered.length; j++) {
     const d = p.ordered[j]!;
     if (untrusted?.has(d.name)) continue;
     // One inputs object per derivation, reused from case to case: a derive reads its inputs and
-    // keeps nothing (it is pure), and every key is written again before each call.
+    // keeps nothing (it is pure).
     const inputs = p.scratch[j]!;
     const holds = p.scratchHolds[j]!;
+    const at = p.inputSlots[j]!;
     let known = false;
-    for (let m = 0; m < d.inputs.length; m++) {
-      const k = d.inputs[m]!;
-      if ((holds[m] = inputs[k] = values.get(k)) !== undefined) known = true;
+    // Stored by name only where the value moved since the last run or rerun (as rerunChanged
+    // does): a store by a name that varies is slow, and a batch's cases share most inputs.
+    let moved = false;
+    for (let m = 0; m < at.length; m++) {
+      const x = slots[at[m]!];
+      if (x !== undefined) known = true;
+      // Object.is: 0 and -0 are other inputs (a derive may tell them apart), NaN is NaN.
+      if (!Object.is(holds[m], x)) {
+        holds[m] = x;
+        inputs[d.inputs[m]!] = x;
+        moved = true;
+      }
     }
-    // With every input unknown a derivation always gives the same (it is pure): asked once (a
-    // list, which a reader could change, is not kept).
+    // The same inputs as the last time this derivation was worked out give the same value (a
+    // derive is pure); with every input unknown it always gives the same, asked once (a list,
+    // which a reader could change, is asked for again either way).
     let v: FactValue | undefined;
     const none = known ? undefined : noneKnown[j];
     if (none) v = none.v;
+    else if (!moved && p.scratchGaveKnown[j] === 1) v = p.scratchGave[j];
     else {
       v = d.derive(inputs);
       if (!known && !Array.isArray(v)) noneKnown[j] = { v };
     }
-    // noneKnown keeps no list either: what it gives is derive's answer on these inputs.
     p.scratchGaveKnown[j] = Array.isArray(v) ? 0 : 1;
     p.scratchGave[j] = v;
-    if (v !== undefined) values.set(d.name, v);
+    if (v !== undefined) {
+      slots[first + j] = v;
+      values.set(d.name, v);
+    }
   }
 }
+
+/** run's values by place, per plan (reused: run keeps nothing from one call to the next). */
+const RUN_SLOTS = new WeakMap<Plan, Array<FactValue | undefined>>();
 
 /** Per plan and case field, the places in `ordered` of the derivations that rest on it (directly or not). */
 const DOWNSTREAM = new WeakMap<Plan, Map<string, number[]>>();
