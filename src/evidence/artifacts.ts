@@ -10,6 +10,7 @@ import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './
 import { parseKprobeProfile } from './kprobeProfile.js';
 import { isArmed, parseKprobesList } from './kprobesList.js';
 import { parsePerfProbe } from './perfProbe.js';
+import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace.js';
 
 /**
  * The one table of kernel-artifact readers. Each entry names an artifact (a spec, in
@@ -198,8 +199,10 @@ const UNAME_A = /^\s*Linux\s+(?:\S+\s+)?(\d+\.\d+\S*)\s+#/;
 /** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
 const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]+) /m;
 
-/** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples", ftrace's "[LOST N EVENTS]". */
-const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\[LOST (\d+) EVENTS\]/im;
+/** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples" (ftrace's own markers and header: parseTraceLine). */
+const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b/im;
+/** ftrace's marker of lost records (`CPU:N [LOST M EVENTS]`, `CPU:N [LOST EVENTS]`) and the `trace` file's header. */
+const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*#\s*entries-in-buffer\/entries-written:/m;
 
 /** perf's report of its own lost records: "Processed N events and lost M chunks!", "# Total Lost Samples: N". */
 const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost Samples:\s*(\d+)\b/i;
@@ -715,11 +718,14 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // buffer, ftrace's ring-buffer marker): records lost after the probe fired, the ledger's
     // lost-events fact, never the kretprobe's nmissed.
     kind: 'lost-events',
-    sniff: (text) => (text.includes('lost') || text.includes('LOST') || text.includes('Lost')) && (LOST_LINE.test(text) || PERF_LOST.test(text)),
+    sniff: (text) => FTRACE_LOSS.test(text) || ((text.includes('lost') || text.includes('Lost')) && (LOST_LINE.test(text) || PERF_LOST.test(text))),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
-      let total = 0;
+      const problems: LineProblem[] = [];
+      // ftrace's ring buffer: its markers and the `trace` header, read as the ledger and a bundle
+      // read them (src/evidence/trace.ts lostEventsOf).
+      const loss = noTraceLoss();
       let first: { line: number; needle: string } | undefined;
       // A tracer's own buffer (perf's, a BPF ring or perf buffer): what it says it lost is its
       // loss, not the trace's; perf's chunks are a floor (each PERF_RECORD_LOST is at least one sample).
@@ -732,23 +738,31 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           firstOverrun ??= { line: i + 1, needle: p[0] };
           return;
         }
-        const m = LOST_LINE.exec(l);
-        const n = m ? Number(m[1] ?? m[2] ?? m[3] ?? m[4]) : NaN;
-        if (!Number.isSafeInteger(n)) return;
-        // Only ftrace's marker is the trace's own loss; the others are a BPF tool's buffer
-        // (docs/case-format.md: lost_events [LOST N EVENTS], buffer_overruns a tracer's buffers).
-        if (m![4] === undefined) {
-          overruns += n;
-          firstOverrun ??= { line: i + 1, needle: m![0] };
-          return;
+        if (FTRACE_LOSS.test(l)) {
+          const t = parseTraceLine(l.trim());
+          if (t?.kind === 'lost' || t?.kind === 'header') {
+            addTraceLoss(loss, t);
+            if (t.kind === 'lost' || t.written > t.inBuffer) first ??= { line: i + 1, needle: t.kind === 'lost' ? '[LOST' : 'entries-in-buffer' };
+            if (t.kind === 'lost' && t.count === undefined) problems.push({ line: i + 1, expected: 'a lost-events marker with a count', got: `${l.trim()}: the trace lost records, how many is unknown` });
+            return;
+          }
         }
-        total += n;
-        first ??= { line: i + 1, needle: m![0] };
+        const m = LOST_LINE.exec(l);
+        const n = m ? Number(m[1] ?? m[2] ?? m[3]) : NaN;
+        if (!Number.isSafeInteger(n)) return;
+        // The others are a BPF tool's buffer (docs/case-format.md: lost_events [LOST N EVENTS],
+        // buffer_overruns a tracer's buffers).
+        overruns += n;
+        firstOverrun ??= { line: i + 1, needle: m![0] };
       });
-      if (first) f.add('ledger.lost_events', total, first.line, first.needle.trim());
+      const lost = lostEventsOf(loss);
+      if (loss.markers > 0 || loss.overwritten !== undefined) {
+        // A header with nothing overwritten and no marker: the buffer lost nothing before the read.
+        if (lost !== undefined) f.add('ledger.lost_events', lost, first?.line ?? lines.findIndex((l) => l.includes('entries-in-buffer')) + 1, first?.needle ?? 'entries-in-buffer');
+      }
       if (firstOverrun) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
       plySession(lines, f);
-      return { kind: 'lost-events', facts: f.facts, problems: [] };
+      return { kind: 'lost-events', facts: f.facts, problems };
     },
   },
   {

@@ -8,7 +8,7 @@ import { parseErrorLog, type ErrorLogEntry } from './errorLog.js';
 import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile, type KprobeProfileRow } from './kprobeProfile.js';
 import { isArmed, parseKprobesList, type KprobesListEntry } from './kprobesList.js';
-import { parseTraceLine, bareEventName, type TraceRecord } from './trace.js';
+import { addTraceLoss, bareEventName, lostEventsOf, noTraceLoss, parseTraceLine, type TraceLoss, type TraceRecord } from './trace.js';
 import { numberedLines } from './lines.js';
 import { getPath, setPath } from '../dotted.js';
 import { kindOf, readInputFile } from '../fsutil.js';
@@ -379,15 +379,22 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     report(`${last}/trace`, parsed.problems);
     let cutoff = -1;
     if (last === 'end' && input.start?.trace !== undefined) {
-      for (const r of traceRecords(input.start.trace, names).records) cutoff = Math.max(cutoff, r.record.tsNs);
+      const start = traceRecords(input.start.trace, names);
+      for (const r of start.records) cutoff = Math.max(cutoff, r.record.tsNs);
+      // The header's overwritten count runs from the buffer's last clearing: what the test lost is
+      // the rise since the start snapshot (a fall means the buffer was cleared between: the end's count).
+      const [s0, s1] = [start.loss.overwritten, parsed.loss.overwritten];
+      if (s0 !== undefined && s1 !== undefined && s1 >= s0) parsed.loss.overwritten = s1 - s0;
     }
     const isMine = (name: string): boolean => bareEventName(name) === names.returnEvent || bareEventName(name) === names.entryEvent;
     const records = parsed.records.filter((r) => r.record.tsNs > cutoff && isMine(r.record.event));
     const bound = Number(lastFacts?.manifest.values.get('trace_lines')?.value ?? NaN);
-    // A raw observation: how many events the buffer overwrote ([LOST N EVENTS] markers).
-    b.set('ledger.lost_events', parsed.lost, parsed.lost > 0 ? `${last}/trace:${parsed.lostLine}` : `${last}/trace`);
-    if (parsed.lost > 0) {
-      problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${parsed.lost} events lost: record counts left unknown` });
+    // A raw observation: how many events the buffer lost ([LOST N EVENTS] markers, the header's
+    // overwritten entries); unknown when a marker gives no count.
+    const lost = lostEventsOf(parsed.loss);
+    if (lost !== undefined) b.set('ledger.lost_events', lost, lost > 0 ? `${last}/trace:${parsed.lostLine}` : `${last}/trace`);
+    if (lost === undefined || lost > 0) {
+      problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${lost ?? 'some'} events lost${lost === undefined ? ' (a [LOST EVENTS] marker gives no count)' : ''}: record counts left unknown` });
     } else if (parsed.lines >= bound && !parsed.records.some((r) => r.record.tsNs <= cutoff)) {
       // A tail at the bound may have cut records off; only an overlap with the start snapshot's last record proves it did not.
       problems.push({ file: `${last}/trace`, line: parsed.lines, expected: `a trace shorter than the --trace-lines bound (${bound})`, got: 'a cut tail: record counts left unknown' });
@@ -457,20 +464,20 @@ function ordered(obj: CaseObject, order: string[]): CaseObject {
   return out;
 }
 
-/** Trace records with their line numbers (src/evidence/trace.ts parses each line). */
+/** Trace records with their line numbers (src/evidence/trace.ts parses each line), and what the text shows lost. */
 function traceRecords(
   text: string,
   opts: { entryEvent?: string | undefined; returnEvent?: string | undefined },
-): { records: Array<{ line: number; record: TraceRecord }>; problems: LineProblem[]; lost: number; lostLine: number; lines: number } {
-  const out = { records: [] as Array<{ line: number; record: TraceRecord }>, problems: [] as LineProblem[], lost: 0, lostLine: 0, lines: 0 };
+): { records: Array<{ line: number; record: TraceRecord }>; problems: LineProblem[]; loss: TraceLoss; lostLine: number; lines: number } {
+  const out = { records: [] as Array<{ line: number; record: TraceRecord }>, problems: [] as LineProblem[], loss: noTraceLoss(), lostLine: 0, lines: 0 };
   for (const { no, text: line } of numberedLines(text)) {
     out.lines = no;
     const r = parseTraceLine(line, opts);
     if (r === null || r.kind === 'other') continue;
     if (r.kind === 'problem') out.problems.push({ line: no, expected: r.expected, got: r.got });
-    else if (r.kind === 'lost') {
-      out.lost += r.count;
-      if (out.lostLine === 0) out.lostLine = no;
+    else if (r.kind === 'lost' || r.kind === 'header') {
+      addTraceLoss(out.loss, r);
+      if (out.lostLine === 0 && (r.kind === 'lost' || r.written > r.inBuffer)) out.lostLine = no;
     } else out.records.push({ line: no, record: r });
   }
   return out;

@@ -51,11 +51,29 @@ export interface TraceOther {
   cpu: number;
 }
 
-/** `CPU:N [LOST M EVENTS]`: the ring buffer overwrote records; pairing across this point is unreliable. */
+/**
+ * `CPU:N [LOST M EVENTS]`: the ring buffer overwrote records; pairing across this point is
+ * unreliable. `CPU:N [LOST EVENTS]`, with no count, is what the `trace` file's non-consuming
+ * iterator prints when the writer overtook it (v6.12 kernel/trace/trace.c print_trace_line): some
+ * records were lost, how many is unknown (`count` undefined).
+ */
 export interface TraceLost {
   kind: 'lost';
   cpu: number;
-  count: number;
+  count: number | undefined;
+}
+
+/**
+ * The `trace` file's header, `# entries-in-buffer/entries-written: A/B   #P:N` (v6.12
+ * kernel/trace/trace.c print_event_info): A events in the buffer, B = A + the events the ring
+ * buffer overwrote since it was last cleared (get_total_entries_cpu adds ring_buffer_overrun_cpu),
+ * N the CPUs online. B - A records of this buffer were lost before the read began.
+ */
+export interface TraceHeader {
+  kind: 'header';
+  inBuffer: number;
+  written: number;
+  onlineCpus: number;
 }
 
 /** A line this parser does not understand (never silently read as zero). */
@@ -65,7 +83,7 @@ export interface TraceUnparsed {
   got: string;
 }
 
-export type TraceLine = TraceRecord | TraceOther | TraceLost | TraceUnparsed;
+export type TraceLine = TraceRecord | TraceOther | TraceLost | TraceHeader | TraceUnparsed;
 
 export interface TraceLineOptions {
   /**
@@ -183,6 +201,8 @@ export const SCAN_RETURN = 2;
 export const SCAN_OTHER = 3;
 export const SCAN_LOST = 4;
 export const SCAN_PROBLEM = 5;
+/** The `trace` file's header (TraceHeader): its figures in traceScan.inBuffer, .written, .cpu (CPUs online). */
+export const SCAN_HEADER = 6;
 
 /**
  * The scanner's output for the last line, reused between calls so that the hot path allocates
@@ -201,8 +221,11 @@ export interface TraceScan {
   fracNs: number;
   /** The stamp's unit in ns: the record happened in [tsNs, tsNs + resNs) (1000 for ftrace's microseconds). */
   resNs: number;
-  /** SCAN_LOST: the number of lost events. */
+  /** SCAN_LOST: the number of lost events, -1 when the marker gives none (`[LOST EVENTS]`). */
   lost: number;
+  /** SCAN_HEADER: entries in the buffer, and entries written (in the buffer + overwritten). */
+  inBuffer: number;
+  written: number;
   commStart: number;
   commEnd: number;
   evStart: number;
@@ -217,7 +240,7 @@ export interface TraceScan {
 
 /** The shared scan state (valid until the next scan). */
 export const traceScan: TraceScan = {
-  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, sec: 0, fracNs: 0, resNs: 1, lost: 0,
+  source: 'ftrace', pid: 0, tgid: -1, cpu: 0, tsNs: 0, sec: 0, fracNs: 0, resNs: 1, lost: 0, inBuffer: 0, written: 0,
   commStart: 0, commEnd: 0, evStart: 0, evEnd: 0, bodyStart: 0, arrow: -1, close: 0, end: 0, expected: '',
 };
 
@@ -290,7 +313,8 @@ function scanProblem(expected: string): number {
   return SCAN_PROBLEM;
 }
 
-const LOST_RE = /^CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$/;
+const LOST_RE = /^CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]\s*$/;
+const HEADER_RE = /^#\s*entries-in-buffer\/entries-written:\s*(\d+)\/(\d+)\s+#P:(\d+)\s*$/;
 
 /** Why prefixAt failed. */
 let prefixFailure = '';
@@ -419,12 +443,21 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
   while (start < end && isBlank(b[start]!)) start++;
   if (start >= end) return SCAN_SKIP;
   const first = b[start]!;
-  if (first === HASH) return SCAN_SKIP;
+  if (first === HASH) {
+    // `# entries-in-buffer/...`: the one header line that carries figures (the others are legend).
+    if (b[start + 2] !== 101 /* e */ || end - start > 120) return SCAN_SKIP;
+    const m = HEADER_RE.exec(Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1'));
+    if (!m) return SCAN_SKIP;
+    st.inBuffer = Number(m[1]);
+    st.written = Number(m[2]);
+    st.cpu = Number(m[3]);
+    return SCAN_HEADER;
+  }
   if (first === 67 /* C */ && b[start + 1] === 80 && b[start + 2] === 85 && b[start + 3] === 58) {
     const m = LOST_RE.exec(Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1'));
     if (m) {
       st.cpu = Number(m[1]);
-      st.lost = Number(m[2]);
+      st.lost = m[2] === undefined ? -1 : Number(m[2]);
       return SCAN_LOST;
     }
   }
@@ -551,7 +584,9 @@ export function parseTraceLine(line: string, opts: TraceLineOptions = {}): Trace
     case SCAN_SKIP:
       return null;
     case SCAN_LOST:
-      return { kind: 'lost', cpu: st.cpu, count: st.lost };
+      return { kind: 'lost', cpu: st.cpu, count: st.lost < 0 ? undefined : st.lost };
+    case SCAN_HEADER:
+      return { kind: 'header', inBuffer: st.inBuffer, written: st.written, onlineCpus: st.cpu };
     case SCAN_PROBLEM:
       return problem(st.expected, line);
     case SCAN_OTHER:
@@ -647,7 +682,46 @@ export interface TraceTextSummary {
   records: TraceRecord[];
   other: number;
   lost: TraceLost[];
+  /** The `trace` file's header lines (one per read of the file). */
+  headers: TraceHeader[];
   problems: LineProblem[];
+}
+
+/** What a trace text shows of the records its ring buffer lost: the one reading of markers and header. */
+export interface TraceLoss {
+  /** `[LOST N EVENTS]` markers, and how many of them (`[LOST EVENTS]`) give no count. */
+  markers: number;
+  countless: number;
+  /** The counts the markers give, summed. */
+  marked: number;
+  /** The most the header of a read showed overwritten (entries written - entries in the buffer); undefined without a header. */
+  overwritten: number | undefined;
+}
+
+/** No loss seen yet: the start of a TraceLoss a reader adds to (addTraceLoss). */
+export const noTraceLoss = (): TraceLoss => ({ markers: 0, countless: 0, marked: 0, overwritten: undefined });
+
+/** Add one marker or header line to `loss`. */
+export function addTraceLoss(loss: TraceLoss, line: TraceLost | TraceHeader): void {
+  if (line.kind === 'header') {
+    loss.overwritten = Math.max(loss.overwritten ?? 0, Math.max(0, line.written - line.inBuffer));
+    return;
+  }
+  loss.markers++;
+  if (line.count === undefined) loss.countless++;
+  else loss.marked += line.count;
+}
+
+/**
+ * The records the buffer lost, as the ledger's lost-events fact: unknown when a marker gives no
+ * count (the writer overtook the read: any number may be gone, also after the header was printed);
+ * else the larger of the marked counts and the header's overwritten events. Both count the same
+ * ring buffer's overruns (a consuming read's markers report the overruns since the last read, which
+ * the header's total since the buffer was cleared includes), so they are not added.
+ */
+export function lostEventsOf(loss: TraceLoss): number | undefined {
+  if (loss.countless > 0) return undefined;
+  return Math.max(loss.marked, loss.overwritten ?? 0);
 }
 
 /**
@@ -655,7 +729,7 @@ export interface TraceTextSummary {
  * instead (src/ledger/ does); this keeps every record in memory.
  */
 export function parseTraceText(text: string, opts: TraceLineOptions = {}): TraceTextSummary {
-  const out: TraceTextSummary = { records: [], other: 0, lost: [], problems: [] };
+  const out: TraceTextSummary = { records: [], other: 0, lost: [], headers: [], problems: [] };
   let no = 0;
   let from = 0;
   while (from < text.length) {
@@ -675,6 +749,9 @@ export function parseTraceText(text: string, opts: TraceLineOptions = {}): Trace
         break;
       case 'lost':
         out.lost.push(r);
+        break;
+      case 'header':
+        out.headers.push(r);
         break;
       case 'problem':
         out.problems.push({ line: no, expected: r.expected, got: r.got });

@@ -259,8 +259,9 @@ export function caseUpdates(report: LedgerReport): Record<string, unknown> {
   u['ledger.contradictions'] = r.contradictions === undefined ? undefined : r.contradictions.map((c) => c.id);
   u['ledger.ambiguous_pairs'] = r.pairing.ambiguous;
   u['ledger.returns_without_entry'] = r.pairing.returnsWithoutEntry;
-  // Only the kernel's trace text marks what its ring buffer overwrote; elsewhere a zero would be a guess.
-  if (report.format === 'trace-text' || report.lost.markers > 0) u['ledger.lost_events'] = report.lost.events;
+  // Only the kernel's trace text marks what its ring buffer overwrote; elsewhere a zero would be a
+  // guess. A marker without a count leaves the loss unknown (cleared, as a rerun must).
+  if (report.format === 'trace-text' || report.lost.markers > 0) u['ledger.lost_events'] = report.lost.events ?? undefined;
   const ops = r.ops;
   if (ops !== undefined) {
     const c = ops.classification;

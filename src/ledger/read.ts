@@ -2,7 +2,7 @@ import { closeSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { InputError } from '../errors.js';
 import { openInputSync } from '../fsutil.js';
-import { SCAN_ENTRY, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
+import { addTraceLoss, lostEventsOf, noTraceLoss, SCAN_ENTRY, SCAN_HEADER, SCAN_LOST, SCAN_OTHER, SCAN_PROBLEM, SCAN_RETURN, scanTraceBytes, traceScan, type TraceLineOptions } from '../evidence/trace.js';
 import { shown } from '../errors.js';
 import { LedgerBuilder, type EntrySemantics, type LedgerObserver, type LedgerResult } from './ledger.js';
 import { forEachLine, MAX_LINE, SyncFileLines } from './lines.js';
@@ -133,8 +133,13 @@ export interface LedgerReport {
   lines: { trace: number; ops: number };
   /** Well-formed trace lines of other events (ignored). */
   otherEvents: number;
-  /** `[LOST N EVENTS]` markers: the ring buffer overwrote records. */
-  lost: { markers: number; events: number };
+  /**
+   * What the trace text shows its ring buffer lost: `[LOST N EVENTS]` markers, and `events`, the
+   * records lost (src/evidence/trace.ts lostEventsOf: the markers' counts or the `trace` header's
+   * overwritten entries; null when a `[LOST EVENTS]` marker gives no count); `overwritten`, the
+   * header's entries written less entries in the buffer, when the text has the header.
+   */
+  lost: { markers: number; events: number | null; overwritten?: number };
   problems: ProblemLog;
   /** Non-fatal observations about the input as a whole. */
   notes: string[];
@@ -242,8 +247,7 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
   let traceProblems = 0;
   let firstTraceProblem: ReportedProblem | undefined;
   let other = 0;
-  let lostMarkers = 0;
-  let lostEvents = 0;
+  const loss = noTraceLoss();
   const events = opts.events ?? {};
   const traceProblem = (line: number, expected: string, got: string): void => {
     traceProblems++;
@@ -270,7 +274,12 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
       if (format === undefined) {
         let i = start;
         while (i < end && (b[i] === 32 || b[i] === 9)) i++;
-        if (i === end || b[i] === 35 /* # */) return;
+        if (i === end) return;
+        if (b[i] === 35 /* # */) {
+          // The `trace` file's header comes before any record: its overwritten entries count.
+          if (scanTraceBytes(b, start, end) === SCAN_HEADER) addTraceLoss(loss, { kind: 'header', inBuffer: traceScan.inBuffer, written: traceScan.written, onlineCpus: traceScan.cpu });
+          return;
+        }
         format = b[i] === 123 /* { */ ? 'jsonl' : 'trace-text';
       }
       if (format === 'jsonl') {
@@ -316,10 +325,9 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
         scratch.line = no;
         builder.add(scratch);
       } else if (k === SCAN_OTHER) other++;
-      else if (k === SCAN_LOST) {
-        lostMarkers++;
-        lostEvents += traceScan.lost;
-      } else if (k === SCAN_PROBLEM) traceProblem(no, traceScan.expected, shown(b.toString('utf8', start, Math.min(end, start + 200))));
+      else if (k === SCAN_LOST) addTraceLoss(loss, { kind: 'lost', cpu: traceScan.cpu, count: traceScan.lost < 0 ? undefined : traceScan.lost });
+      else if (k === SCAN_HEADER) addTraceLoss(loss, { kind: 'header', inBuffer: traceScan.inBuffer, written: traceScan.written, onlineCpus: traceScan.cpu });
+      else if (k === SCAN_PROBLEM) traceProblem(no, traceScan.expected, shown(b.toString('utf8', start, Math.min(end, start + 200))));
     },
     opts.onProgress,
   );
@@ -352,13 +360,17 @@ async function readLedgerHolding(opts: ReadLedgerOptions, held: Held): Promise<L
     throw new InputError({ file: p.file, line: p.line }, p.expected, p.got);
   }
   if (records === 0) notes.push(`${traceName}: no probe records at all${other > 0 ? ` (${other} lines of other events: check --entry-event/--return-event)` : ''}`);
-  if (lostMarkers > 0) notes.push(`${traceName}: the ring buffer lost ${lostEvents} events (${lostMarkers} markers): records are missing, so unpaired entries and returns may be artefacts`);
+  const lostEvents = lostEventsOf(loss);
+  if (loss.markers > 0 || (loss.overwritten ?? 0) > 0) {
+    const how = [loss.markers > 0 ? `${loss.markers} marker${loss.markers === 1 ? '' : 's'}${loss.countless > 0 ? `, ${loss.countless} without a count` : ''}` : '', (loss.overwritten ?? 0) > 0 ? `the header: ${loss.overwritten} overwritten` : ''].filter(Boolean).join('; ');
+    notes.push(`${traceName}: the ring buffer lost ${lostEvents ?? 'an unknown number of'} events (${how}): records are missing, so unpaired entries and returns may be artefacts`);
+  }
   return {
     result,
     format,
     lines: { trace: splitter.lines, ops: opsLines },
     otherEvents: other,
-    lost: { markers: lostMarkers, events: lostEvents },
+    lost: { markers: loss.markers, events: lostEvents ?? null, ...(loss.overwritten !== undefined ? { overwritten: loss.overwritten } : {}) },
     problems,
     notes,
   };

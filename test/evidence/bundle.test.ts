@@ -170,6 +170,28 @@ describe('caseFromSnapshots keeps unknown unknown', () => {
     const { case: c } = caseFromSnapshots({ end: snap({ trace }) });
     expect(at(c, 'ledger.entries')).toBeUndefined();
   });
+
+  // v6.12 kernel/trace/trace.c: the header's entries-written less entries-in-buffer is what the
+  // ring buffer overwrote since it was cleared; the test's loss is its rise between the snapshots.
+  it('reads the lost events of the test from the rise of the trace header\'s overwritten entries', () => {
+    const rec = (t: string) => `             cat-147     [001] .....     ${t}: gate_entry: (pipe_read+0x4/0x470)\n`;
+    const header = (a: number, b: number) => `# tracer: nop\n#\n# entries-in-buffer/entries-written: ${a}/${b}   #P:2\n#\n`;
+    const { case: c, problems } = caseFromSnapshots({ start: snap({ trace: header(1, 4) + rec('1.000001') }), end: snap({ trace: header(2, 9) + rec('1.000001') + rec('2.000001') }) });
+    expect(at(c, 'ledger.lost_events')).toBe(4);
+    expect(at(c, 'ledger.entries')).toBeUndefined();
+    expect(problems).toContainEqual(expect.objectContaining({ file: 'end/trace', line: 3 }));
+    // Nothing overwritten during the test: nothing lost, and the records count.
+    const still = caseFromSnapshots({ start: snap({ trace: header(1, 4) + rec('1.000001') }), end: snap({ trace: header(2, 5) + rec('1.000001') + rec('2.000001') }) });
+    expect(at(still.case, 'ledger.lost_events')).toBe(0);
+  });
+
+  it('a lost-events marker without a count leaves the loss unknown, not zero', () => {
+    const trace = '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)\nCPU:1 [LOST EVENTS]\n';
+    const { case: c, problems } = caseFromSnapshots({ end: snap({ trace }) });
+    expect(at(c, 'ledger.lost_events')).toBeUndefined();
+    expect(at(c, 'ledger.entries')).toBeUndefined();
+    expect(problems).toContainEqual(expect.objectContaining({ file: 'end/trace', line: 2, got: expect.stringMatching(/no count/) }));
+  });
 });
 
 describe('kretprobe-triage case from-bundle', () => {

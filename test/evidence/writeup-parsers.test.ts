@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bpftraceProbes, parseBpftoolProgs, parseBpftraceOutput, parseDmesg, parsePerfProbe } from '../../src/evidence/index.js';
-import { readArtifact } from '../../src/evidence/artifacts.js';
+import { readArtifact, sniffArtifact } from '../../src/evidence/artifacts.js';
 
 describe('bpftrace output', () => {
   it('reads the attach line, scalar maps, lost events and leaves histograms out', () => {
@@ -116,6 +116,28 @@ describe('perf\'s own lost records', () => {
     expect(facts('# Total Lost Samples: 0\n')).toEqual([['ledger.buffer_overruns', 0]]);
     // ftrace's markers stay the trace's own.
     expect(facts('  cat-1 [000] ..... 1.0: gate: (a <- b)\nCPU:0 [LOST 3 EVENTS]\n')).toEqual([['ledger.lost_events', 3]]);
+  });
+});
+
+describe('the ftrace ring buffer\'s own loss, pasted', () => {
+  // Documentation/trace/ftrace.rst, "Output format": the `trace` header "shows the number of
+  // events in the buffer as well as the total number of entries that were written. The
+  // difference is the number of entries that were lost due to the buffer filling up"; its example
+  // is the header below (250280 - 140080 = 110200).
+  const HEADER = '# tracer: function\n#\n# entries-in-buffer/entries-written: 140080/250280   #P:4\n#\n#                              _-----=> irqs-off\n';
+  const facts = (text: string) => readArtifact('lost-events', text).facts.map((f) => [f.path, f.value, f.line]);
+
+  it('reads the trace header\'s overwritten entries as lost events, cited at the header', () => {
+    expect(sniffArtifact(HEADER)).toBe('lost-events');
+    expect(facts(HEADER)).toEqual([['ledger.lost_events', 110200, 3]]);
+    // Nothing overwritten: nothing lost before the read.
+    expect(facts('# entries-in-buffer/entries-written: 45/45   #P:2\n')).toEqual([['ledger.lost_events', 0, 1]]);
+  });
+
+  it('a marker without a count (the writer overtook the read) is a loss of unknown size: no figure, a problem', () => {
+    const r = readArtifact('lost-events', `${HEADER}  cat-1 [000] ..... 1.0: gate: (a <- b)\nCPU:2 [LOST EVENTS]\n`);
+    expect(r.facts.filter((f) => f.path === 'ledger.lost_events')).toEqual([]);
+    expect(r.problems).toEqual([expect.objectContaining({ line: 7, got: expect.stringMatching(/how many is unknown/) })]);
   });
 });
 

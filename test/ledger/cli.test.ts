@@ -114,6 +114,28 @@ describe('ledger --case', () => {
     expect(r.stdout).toMatch(/capacity_missed 1 .*\n.*balanced/);
   });
 
+  // The `trace` file's header counts what the ring buffer overwrote before the read (v6.12
+  // kernel/trace/trace.c print_event_info); the ledger read it as nothing lost.
+  it('reads the trace header\'s overwritten entries as lost events, and a marker without a count as unknown', async () => {
+    const header = '# tracer: nop\n#\n# entries-in-buffer/entries-written: 2/9   #P:2\n#\n';
+    await fs.writeFile(f('hdr.txt'), `${header}${ENTRY(7, '1.000001')}\n${RET(7, '1.000005')}\n`);
+    await fs.writeFile(f('case-hdr.yaml'), 'format: kretprobe-case/v1\nid: cli-ledger-header\n');
+    let r = cli(['ledger', '--trace', f('hdr.txt'), '--case', f('case-hdr.yaml'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).lost).toEqual({ markers: 0, events: 7, overwritten: 7 });
+    expect(parse(await fs.readFile(f('case-hdr.yaml'), 'utf8')).ledger.lost_events).toBe(7);
+
+    // Then a read the writer overtook: the loss is unknown, and the case's figure is cleared.
+    await fs.writeFile(f('hdr.txt'), `${header}${ENTRY(7, '1.000001')}\nCPU:1 [LOST EVENTS]\n${RET(7, '1.000005')}\n`);
+    r = cli(['ledger', '--trace', f('hdr.txt'), '--case', f('case-hdr.yaml'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.lost).toEqual({ markers: 1, events: null, overwritten: 7 });
+    expect(out.problems.count).toBe(0);
+    expect(out.notes.join('\n')).toMatch(/lost an unknown number of events \(1 marker, 1 without a count; the header: 7 overwritten\)/);
+    expect(parse(await fs.readFile(f('case-hdr.yaml'), 'utf8')).ledger).not.toHaveProperty('lost_events');
+  });
+
   it('records returns without entry from probe.jsonl and leaves lost events unknown there', async () => {
     await fs.writeFile(f('case-jsonl.yaml'), 'format: kretprobe-case/v1\nid: cli-ledger-jsonl\n');
     const r = cli(['ledger', '--trace', f('orphan.jsonl'), '--case', f('case-jsonl.yaml')]);

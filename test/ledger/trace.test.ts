@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchArgInteger, parseTraceLine, parseTraceText, stampToNs } from '../../src/evidence/trace.js';
+import { addTraceLoss, fetchArgInteger, lostEventsOf, noTraceLoss, parseTraceLine, parseTraceText, stampToNs } from '../../src/evidence/trace.js';
 
 // Lines as printed by real kernels (kernel-notes.md, kernel-facts.md §7–§8).
 const ENTRY_612 = '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)';
@@ -60,6 +60,43 @@ describe('parseTraceLine on real kernel lines', () => {
   it('reads lost-event markers', () => {
     expect(parseTraceLine('CPU:1 [LOST 42 EVENTS]')).toEqual({ kind: 'lost', cpu: 1, count: 42 });
   });
+
+  // The `trace` file's non-consuming iterator prints the marker without a count when the writer
+  // overtook it (v6.12 kernel/trace/trace.c print_trace_line); it was read as a malformed line.
+  it('reads a lost-event marker without a count as a loss of unknown size', () => {
+    expect(parseTraceLine('CPU:3 [LOST EVENTS]')).toEqual({ kind: 'lost', cpu: 3, count: undefined });
+  });
+
+  // v6.12 kernel/trace/trace.c print_event_info: entries in the buffer / entries + overruns, CPUs online.
+  it('reads the trace header: entries in the buffer, entries written, CPUs online', () => {
+    expect(parseTraceLine('# entries-in-buffer/entries-written: 20642/31570   #P:4')).toEqual({ kind: 'header', inBuffer: 20642, written: 31570, onlineCpus: 4 });
+    expect(parseTraceLine('# tracer: nop')).toBeNull();
+    expect(parseTraceLine('#                              _-----=> irqs-off/BH-disabled')).toBeNull();
+  });
+});
+
+describe('lostEventsOf: the one reading of a ring buffer\'s markers and header', () => {
+  const of = (...lines: string[]) => {
+    const loss = noTraceLoss();
+    for (const l of lines) {
+      const r = parseTraceLine(l);
+      if (r?.kind === 'lost' || r?.kind === 'header') addTraceLoss(loss, r);
+    }
+    return lostEventsOf(loss);
+  };
+  it('sums the markers\' counts', () => expect(of('CPU:0 [LOST 3 EVENTS]', 'CPU:1 [LOST 4 EVENTS]')).toBe(7));
+  it('reads the header\'s overwritten entries', () => expect(of('# entries-in-buffer/entries-written: 100/130   #P:2')).toBe(30));
+  it('reads a header with nothing overwritten as nothing lost', () => expect(of('# entries-in-buffer/entries-written: 100/100   #P:2')).toBe(0));
+  // Both count the same buffer's overruns: the header's total since the buffer was cleared holds a
+  // consuming read's markers, so they are not added.
+  it('takes the larger of markers and header, never their sum', () => {
+    expect(of('# entries-in-buffer/entries-written: 100/130   #P:2', 'CPU:0 [LOST 12 EVENTS]')).toBe(30);
+    expect(of('# entries-in-buffer/entries-written: 100/105   #P:2', 'CPU:0 [LOST 12 EVENTS]')).toBe(12);
+  });
+  it('is unknown when a marker gives no count, whatever else the text shows', () => {
+    expect(of('# entries-in-buffer/entries-written: 100/100   #P:2', 'CPU:1 [LOST EVENTS]')).toBeUndefined();
+    expect(of('CPU:0 [LOST 5 EVENTS]', 'CPU:1 [LOST EVENTS]')).toBeUndefined();
+  });
 });
 
 describe('timestamps and values', () => {
@@ -92,5 +129,12 @@ describe('parseTraceText', () => {
     expect(r.records.map((x) => x.kind)).toEqual(['entry', 'return']);
     expect(r.problems).toEqual([expect.objectContaining({ line: 3 })]);
     expect(r.lost).toHaveLength(1);
+  });
+
+  it('keeps the header apart from the records', () => {
+    const r = parseTraceText(['# tracer: nop', '#', '# entries-in-buffer/entries-written: 2/9   #P:2', '#', ENTRY_612, RETURN_612, ''].join('\n'));
+    expect(r.headers).toEqual([{ kind: 'header', inBuffer: 2, written: 9, onlineCpus: 2 }]);
+    expect(r.records).toHaveLength(2);
+    expect(r.problems).toEqual([]);
   });
 });
