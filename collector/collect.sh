@@ -22,6 +22,7 @@
 #   DIR/PHASE/kprobe_profile      tracefs kprobe_profile
 #   DIR/PHASE/error_log           tracefs error_log
 #   DIR/PHASE/trace               the last --trace-lines lines of tracefs trace (default 5000)
+#   DIR/PHASE/buffer_stats        tracefs per_cpu/cpuN/stats, each after a `CPU: N` line
 #   DIR/PHASE/tracing_on          tracefs tracing_on
 #   DIR/PHASE/events/GRP/EVENT/enable   tracefs events/GRP/EVENT/enable, per --event
 #   DIR/PHASE/kprobes_list        debugfs kprobes/list
@@ -317,6 +318,23 @@ if [ -n "$TRACEFS" ]; then
   else
     note_missing trace "$TRACEFS/trace" 'absent'
   fi
+  # The ring buffer's own per-CPU counts, read after the trace: what it overwrote or dropped since
+  # it was cleared, which no tail of the trace can show. `CPU: N` before each file, as trace-cmd
+  # prints them.
+  found=
+  for f in "$ROOT$TRACEFS"/per_cpu/cpu*/stats; do
+    [ -e "$f" ] || continue
+    found=1
+    n=${f%/stats}
+    n=${n##*/cpu}
+    if read_to "$f" "$TMP/.stats"; then
+      { printf 'CPU: %s\n' "$n"; cat "$TMP/.stats"; } >> "$TMP/buffer_stats"
+    else
+      note_missing buffer_stats "$TRACEFS/per_cpu/cpu$n/stats" 'unreadable'
+    fi
+    rm -f "$TMP/.stats"
+  done
+  [ -n "$found" ] || note_missing buffer_stats "$TRACEFS/per_cpu/cpu*/stats" 'absent'
   for ev in $EVENTS; do
     mkdir -p "$TMP/events/$ev"
     copy "events/$ev/enable" "$TRACEFS/events/$ev/enable"

@@ -114,6 +114,12 @@ stage() { # start|end -> $R
     mkdir -p "$R/${f%/*}"
     cat "/$f" > "$R/$f"
   done
+  # The ring buffer's per-CPU counts (the collector's buffer_stats).
+  for f in /sys/kernel/tracing/per_cpu/cpu*/stats; do
+    [ -e "$f" ] || continue
+    mkdir -p "$R${f%/*}"
+    cat "$f" > "$R$f"
+  done
   for e in $EVENTS; do
     [ -e $T/events/$e/enable ] || continue
     mkdir -p $R/sys/kernel/tracing/events/$e

@@ -1,5 +1,6 @@
 import type { LineProblem } from '../errors.js';
 import { parseBpftoolLinks, parseBpftoolLinksJson, parseBpftoolProgs } from './bpftool.js';
+import { lostOf, parseBufferStats } from './bufferStats.js';
 import { bpftraceClausePoints, bpftraceProbes, bpftraceScriptPoints, parseBpftraceOutput } from './bpftrace.js';
 import { parseCpuPossible } from './cpus.js';
 import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
@@ -23,7 +24,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'ply' | 'strace' | 'kernel-config';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'ply' | 'strace' | 'kernel-config';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -763,6 +764,25 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       if (firstOverrun) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
       plySession(lines, f);
       return { kind: 'lost-events', facts: f.facts, problems };
+    },
+  },
+  {
+    // The ring buffer's own per-CPU counts: what it overwrote, dropped or could not commit since it
+    // was last cleared, whatever part of the trace anyone read (src/evidence/bufferStats.ts).
+    kind: 'buffer_stats',
+    files: ['buffer_stats'],
+    command: /per_cpu\/cpu[^/\s]*\/stats/,
+    sniff: (text) => /^\s*overrun: \d+\s*$/m.test(text) && /^\s*commit overrun: \d+\s*$/m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const r = parseBufferStats(text);
+      const lost = r.cpus.map(lostOf);
+      if (r.cpus.length > 0 && lost.every((x) => x !== undefined)) {
+        const at = r.cpus.find((c) => (lostOf(c) ?? 0) > 0) ?? r.cpus[0]!;
+        f.add('ledger.lost_events', (lost as number[]).reduce((a, b) => a + b, 0), at.line, 'entries');
+      }
+      return { kind: 'buffer_stats', facts: f.facts, problems: r.problems };
     },
   },
   {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { LineProblem } from '../errors.js';
 import { InputError } from '../errors.js';
 import { readArtifact, kindOfFile, type ArtifactReading, type CitedFact } from './artifacts.js';
+import { lostOf, parseBufferStats } from './bufferStats.js';
 import { parseBlacklist, blacklistEntryFor } from './blacklist.js';
 import { parseErrorLog, type ErrorLogEntry } from './errorLog.js';
 import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
@@ -371,6 +372,11 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     if (rs && re) b.set('ledger.entry_events', re.hits - rs.hits, `start/kprobe_profile:${rs.line},end/kprobe_profile:${re.line}`);
   }
 
+  // What the ring buffer lost during the test, by its own per-CPU counts (collector buffer_stats):
+  // read after the trace, they also count what it lost while the trace was read.
+  const stats = last === undefined ? undefined : bufferStatsLoss(input, last, report);
+  if (stats?.lost !== undefined) b.set('ledger.lost_events', stats.lost, stats.cite);
+
   // Trace records in the last snapshot, after the last record the start snapshot already held.
   // Only for a defined event: a failed registration has no records to count, not zero of them.
   if (lastFiles?.trace !== undefined && last && returnEvent !== undefined && lastDef) {
@@ -389,12 +395,14 @@ export function caseFromSnapshots(input: BundleInput, opts: BundleOptions = {}):
     const isMine = (name: string): boolean => bareEventName(name) === names.returnEvent || bareEventName(name) === names.entryEvent;
     const records = parsed.records.filter((r) => r.record.tsNs > cutoff && isMine(r.record.event));
     const bound = Number(lastFacts?.manifest.values.get('trace_lines')?.value ?? NaN);
-    // A raw observation: how many events the buffer lost ([LOST N EVENTS] markers, the header's
-    // overwritten entries); unknown when a marker gives no count.
-    const lost = lostEventsOf(parsed.loss);
-    if (lost !== undefined) b.set('ledger.lost_events', lost, lost > 0 ? `${last}/trace:${parsed.lostLine}` : `${last}/trace`);
+    // A raw observation: how many events the buffer lost. Its own counts (above) when the
+    // snapshots have them; else what the trace text shows ([LOST N EVENTS] markers, the header's
+    // overwritten entries), unknown when a marker gives no count.
+    const lost = stats ? stats.lost : lostEventsOf(parsed.loss);
+    if (!stats && lost !== undefined) b.set('ledger.lost_events', lost, lost > 0 ? `${last}/trace:${parsed.lostLine}` : `${last}/trace`);
     if (lost === undefined || lost > 0) {
-      problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${lost ?? 'some'} events lost${lost === undefined ? ' (a [LOST EVENTS] marker gives no count)' : ''}: record counts left unknown` });
+      const why = stats ? ` (${stats.cite})` : lost === undefined ? ' (a [LOST EVENTS] marker gives no count)' : '';
+      problems.push({ file: `${last}/trace`, line: parsed.lostLine, expected: 'a trace without lost events', got: `${lost ?? 'some'} events lost${why}: record counts left unknown` });
     } else if (parsed.lines >= bound && !parsed.records.some((r) => r.record.tsNs <= cutoff)) {
       // A tail at the bound may have cut records off; only an overlap with the start snapshot's last record proves it did not.
       problems.push({ file: `${last}/trace`, line: parsed.lines, expected: `a trace shorter than the --trace-lines bound (${bound})`, got: 'a cut tail: record counts left unknown' });
@@ -462,6 +470,41 @@ function ordered(obj: CaseObject, order: string[]): CaseObject {
   for (const k of order) if (k in obj) out[k] = obj[k];
   for (const [k, v] of Object.entries(obj)) if (!(k in out)) out[k] = v;
   return out;
+}
+
+/**
+ * What the ring buffer lost during the test by its own per-CPU counts (collector `buffer_stats`):
+ * the rise of each CPU's overrun + commit overrun + dropped events from the start snapshot to the
+ * `last` one, or the last one's counts alone without a start snapshot (since the buffer was last
+ * cleared). Undefined without the file; `lost` undefined when a count is missing or fell (the
+ * buffer was cleared during the test, and the records with it).
+ */
+function bufferStatsLoss(input: BundleInput, last: Phase, report: (file: string, list: LineProblem[]) => void): { lost: number | undefined; cite: string } | undefined {
+  const endText = input[last]?.buffer_stats;
+  if (endText === undefined) return undefined;
+  const end = parseBufferStats(endText);
+  report(`${last}/buffer_stats`, end.problems);
+  const startText = last === 'end' ? input.start?.buffer_stats : undefined;
+  const start = startText === undefined ? undefined : parseBufferStats(startText);
+  const cite = `${start ? 'start/buffer_stats,' : ''}${last}/buffer_stats`;
+  if (end.cpus.length === 0) return { lost: undefined, cite };
+  let lost = 0;
+  for (const [i, c] of end.cpus.entries()) {
+    const now = lostOf(c);
+    if (now === undefined) return { lost: undefined, cite };
+    if (!start) {
+      lost += now;
+      continue;
+    }
+    const before = start.cpus.find((x, k) => (c.cpu !== undefined ? x.cpu === c.cpu : k === i));
+    const then = before ? lostOf(before) : undefined;
+    if (then === undefined || now < then) {
+      report(`${last}/buffer_stats`, [{ line: c.line, expected: 'counts that do not fall from the start snapshot (a buffer never cleared during the test)', got: `${then === undefined ? 'no start count' : `${then} at the start, ${now} at the end`} for CPU ${c.cpu ?? i}: the loss is unknown` }]);
+      return { lost: undefined, cite };
+    }
+    lost += now - then;
+  }
+  return { lost, cite };
 }
 
 /** Trace records with their line numbers (src/evidence/trace.ts parses each line), and what the text shows lost. */

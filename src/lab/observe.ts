@@ -41,7 +41,7 @@ export interface LabObservation {
   /** Guest time from fresh registration to the end snapshot. */
   elapsedNs: number | undefined;
   /** The facts of each kernel artifact read, as the artifact table gives them (the same for a bundle and a write-up). */
-  artifactFacts?: Partial<Record<'uname_r' | 'cpu_possible' | 'kprobe_events' | 'error_log' | 'kprobe_profile', CitedFact[]>>;
+  artifactFacts?: Partial<Record<'uname_r' | 'cpu_possible' | 'kprobe_events' | 'error_log' | 'kprobe_profile' | 'buffer_stats', CitedFact[]>>;
   problems: string[];
 }
 
@@ -131,6 +131,8 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
   let entryHits: number | undefined;
   const profile = await read('kprobe_profile', readText(path.join(dir, 'end', 'kprobe_profile')));
   if (profile) artifactFacts.kprobe_profile = profile.facts;
+  const bufferStats = await read('buffer_stats', readText(path.join(dir, 'end', 'buffer_stats')));
+  if (bufferStats) artifactFacts.buffer_stats = bufferStats.facts;
   if (profile !== undefined && registered) {
     const of = (event: string, p: string) => factOf(profile, p, (s) => s?.event === event)?.value as number | undefined;
     returnHits = of('gate', 'counters.hits');

@@ -41,6 +41,12 @@ const ROWS: Row[] = [
     text: '[   14.184300] trace_kprobe: error: Invalid probed address or symbol\n  Command: r:kfix/gate no_such_function_xyz\n' + ' '.repeat(23) + '^\n',
     facts: { 'probe.registration.reason': 'Invalid probed address or symbol (at "no_such_function_xyz")' }, lab: { errorReason: 'Invalid probed address or symbol' },
   },
+  {
+    // tracefs per_cpu/cpuN/stats (v6.12 kernel/trace/trace.c tracing_stats_read), each after `CPU: N` as the collector writes them.
+    kind: 'buffer_stats', file: 'buffer_stats', command: 'cat /sys/kernel/tracing/per_cpu/cpu1/stats',
+    text: 'CPU: 1\nentries: 40\noverrun: 7\ncommit overrun: 0\nbytes: 1600\noldest event ts:     3.995828\nnow ts:     7.200000\ndropped events: 2\nread events: 0\n',
+    facts: { 'ledger.lost_events': 9 }, lab: {},
+  },
 ];
 
 let lex: Lexicon;

@@ -185,6 +185,22 @@ describe('caseFromSnapshots keeps unknown unknown', () => {
     expect(at(still.case, 'ledger.lost_events')).toBe(0);
   });
 
+  // tracefs per_cpu/cpuN/stats (v6.12 kernel/trace/trace.c tracing_stats_read), as the collector
+  // writes them: the buffer's own counts, which see overwrites no tail of the trace shows.
+  it('reads the test\'s lost events from the rise of the ring buffer\'s per-CPU counts, over what the trace text shows', () => {
+    const st = (o0: number, d1: number) => `CPU: 0\nentries: 4\noverrun: ${o0}\ncommit overrun: 0\nbytes: 160\noldest event ts:     1.000000\nnow ts:     2.000000\ndropped events: 0\nread events: 0\nCPU: 1\nentries: 2\noverrun: 0\ncommit overrun: 0\nbytes: 80\noldest event ts:     1.000000\nnow ts:     2.000000\ndropped events: ${d1}\nread events: 0\n`;
+    const trace = '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)\n';
+    const { case: c, problems } = caseFromSnapshots({ start: snap({ buffer_stats: st(5, 1), trace: '' }), end: snap({ buffer_stats: st(9, 3), trace }) });
+    expect(at(c, 'ledger.lost_events')).toBe(6);
+    expect((c.provenance as Obj)['ledger.lost_events']).toBe('start/buffer_stats,end/buffer_stats');
+    expect(at(c, 'ledger.entry_events')).toBe(0);
+    expect(problems).toContainEqual(expect.objectContaining({ file: 'end/trace', got: expect.stringMatching(/^6 events lost/) }));
+    // A count that fell: the buffer was cleared during the test, the loss is unknown.
+    const cleared = caseFromSnapshots({ start: snap({ buffer_stats: st(5, 1), trace: '' }), end: snap({ buffer_stats: st(2, 3), trace }) });
+    expect(at(cleared.case, 'ledger.lost_events')).toBeUndefined();
+    expect(cleared.problems).toContainEqual(expect.objectContaining({ file: 'end/buffer_stats', got: expect.stringMatching(/5 at the start, 2 at the end for CPU 0/) }));
+  });
+
   it('a lost-events marker without a count leaves the loss unknown, not zero', () => {
     const trace = '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)\nCPU:1 [LOST EVENTS]\n';
     const { case: c, problems } = caseFromSnapshots({ end: snap({ trace }) });

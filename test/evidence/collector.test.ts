@@ -39,6 +39,10 @@ async function write(root: string, rel: string, content: string | Buffer): Promi
 const profile = (rows: Array<[string, number, number]>): string =>
   rows.map(([n, h, m]) => `  ${n.padEnd(44)} ${String(h).padStart(15)} ${String(m).padStart(15)}\n`).join('');
 
+/** tracefs per_cpu/cpuN/stats as v6.12 prints it (kernel/trace/trace.c tracing_stats_read). */
+const stats = (entries: number, overrun: number) =>
+  `entries: ${entries}\noverrun: ${overrun}\ncommit overrun: 0\nbytes: ${entries * 40}\noldest event ts:     3.995828\nnow ts:     7.200000\ndropped events: 0\nread events: 0\n`;
+
 const TRACE_HEAD = '# tracer: nop\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |\n';
 
 /** A fake machine under investigation, 6.12 layout unless `legacy` puts tracefs under debugfs. */
@@ -55,6 +59,7 @@ async function fakeTree(root: string, opts: { legacy?: boolean; withDebugfs?: bo
   await write(root, `${tr}/error_log`, '');
   await write(root, `${tr}/tracing_on`, '1\n');
   await write(root, `${tr}/trace`, TRACE_HEAD);
+  for (const cpu of [0, 1]) await write(root, `${tr}/per_cpu/cpu${cpu}/stats`, stats(0, 0));
   await write(root, `${tr}/events/kfix/gate/enable`, '1\n');
   await write(root, `${tr}/events/kfix/gate_entry/enable`, '1\n');
   if (opts.withDebugfs !== false) {
@@ -71,6 +76,8 @@ async function fakeTree(root: string, opts: { legacy?: boolean; withDebugfs?: bo
 async function runTheTest(root: string, tr = 'sys/kernel/tracing'): Promise<void> {
   await write(root, `${tr}/kprobe_profile`, profile([['gate', 2, 1], ['gate_entry', 3, 0]]));
   await write(root, 'proc/uptime', '7.20 12.00\n');
+  await write(root, `${tr}/per_cpu/cpu0/stats`, stats(2, 0));
+  await write(root, `${tr}/per_cpu/cpu1/stats`, stats(3, 0));
   const lines = [
     '             cat-147     [001] .....     3.995828: gate_entry: (pipe_read+0x4/0x470)',
     '             cat-148     [000] .....     4.101002: gate_entry: (pipe_read+0x4/0x470)',
@@ -129,13 +136,14 @@ describe('collector/collect.sh', () => {
     expect(Object.keys(bundle).sort()).toEqual(
       [
         'config', 'cpu_possible', 'error_log', 'events/kfix/gate/enable', 'events/kfix/gate_entry/enable', 'kallsyms', 'kprobe_events', 'kprobe_profile',
-        'kprobes_blacklist', 'kprobes_enabled', 'kprobes_list', 'manifest', 'missing', 'proc_version', 'trace', 'tracing_on', 'uname_m', 'uname_r',
+        'kprobes_blacklist', 'kprobes_enabled', 'kprobes_list', 'manifest', 'missing', 'proc_version', 'trace', 'tracing_on', 'uname_m', 'uname_r', 'buffer_stats',
       ].flatMap((f) => [`start/${f}`, `end/${f}`]).sort(),
     );
     expect(bundle['end/kallsyms']).toBe('ffffffff9985f780 t __pfx_pipe_read\nffffffff9985f790 t pipe_read\nffffffff99405470 t pipe_read.isra.0\n');
     expect(bundle['end/kprobes_blacklist']).toBe('');
     expect(bundle['end/config']).toBe('CONFIG_SMP=y\nCONFIG_KPROBES=y\nCONFIG_KRETPROBES=y\nCONFIG_KPROBE_EVENTS=y\nCONFIG_KRETPROBE_ON_RETHOOK=y\nCONFIG_FPROBE=y\n');
     expect(bundle['end/missing']).toBe('');
+    expect(bundle['end/buffer_stats']).toBe(`CPU: 0\n${stats(2, 0)}CPU: 1\n${stats(3, 0)}`);
     expect(bundle['start/manifest']).toMatch(/^phase=start$/m);
     expect(bundle['end/manifest']).toMatch(/^uptime_s=7\.20$/m);
     expect(bundle['end/manifest']).toMatch(/^release=6\.12\.95\+deb12-amd64$/m);
@@ -152,7 +160,7 @@ describe('collector/collect.sh', () => {
       probe: { interface: 'tracefs', target: 'pipe_read', registration: { result: 'ok', epoch: 'reg-1' }, armed: true, maxactive: { effective: 2 } },
       coverage: { blacklisted: false, clones: ['pipe_read.isra.0'] },
       counters: { source: 'kprobe_profile', start: { epoch: 'reg-1', nmissed: 0 }, end: { epoch: 'reg-1', nmissed: 1, hits: 2 } },
-      ledger: { returns: 2, entry_events: 3 },
+      ledger: { returns: 2, entry_events: 3, lost_events: 0 },
     });
     // Entry-event records count every call, admitted or not: they are not admitted entries.
     expect(c.ledger?.entries).toBeUndefined();
