@@ -11,6 +11,7 @@ import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './
 import { parseKprobeProfile } from './kprobeProfile.js';
 import { isArmed, parseKprobesList } from './kprobesList.js';
 import { parsePerfProbe } from './perfProbe.js';
+import { parsePerfStat } from './perfStat.js';
 import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace.js';
 
 /**
@@ -24,7 +25,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'ply' | 'strace' | 'kernel-config';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -449,6 +450,27 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         f.add('probe.registration.reason', err.message, err.line);
       }
       return { kind: 'perf-probe', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // perf stat's counts of a perf probe return event (`F__return`) and of its entry twin (`F`):
+    // the returns in the window and the calls the entry probe saw, with no record buffer between.
+    kind: 'perf-stat',
+    command: /^perf stat\b/,
+    sniff: (text) => /^\s*Performance counter stats for\b/m.test(text) && /^\s*[\d,. ]+\s+[\w.-]+:[\w.]+__return\b/m.test(text),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parsePerfStat(text);
+      const returns = r.counts.filter((c) => c.event.endsWith('__return'));
+      // One return event: two would be two probes, and which is the case's is not this output's to say.
+      if (returns.length === 1) {
+        const ret = returns[0]!;
+        const subject: Subject = { event: ret.event, kind: 'return' };
+        if (ret.count !== undefined) f.add('ledger.returns', ret.count, ret.line, ret.event, subject);
+        const twin = r.counts.find((c) => c.event === ret.event.slice(0, -'__return'.length));
+        if (twin?.count !== undefined) f.add('ledger.entry_events', twin.count, twin.line, twin.event, subject);
+      }
+      return { kind: 'perf-stat', facts: f.facts, problems: r.problems };
     },
   },
   {

@@ -141,6 +141,32 @@ describe('the ftrace ring buffer\'s own loss, pasted', () => {
   });
 });
 
+describe('perf stat counts of perf probe events', () => {
+  // As perf stat prints them (tools/perf/util/stat-display.c: the count, grouped by the locale
+  // with --big-num, the default on a terminal; then the event), for a return event perf probe
+  // named F__return (tools/perf/Documentation/perf-probe.txt: %return) and its entry twin F.
+  const OUT = "\n Performance counter stats for 'system wide':\n\n           120,034      probe:vfs_read\n           119,990      probe:vfs_read__return\n\n      10.001234567 seconds time elapsed\n\n";
+  const facts = (text: string) => readArtifact('perf-stat', text).facts.map((f) => [f.path, f.value, f.line, f.subject?.event]);
+
+  it('reads the return event\'s count as returns and its entry twin\'s as entry-probe hits', () => {
+    expect(sniffArtifact(OUT)).toBe('perf-stat');
+    expect(facts(OUT)).toEqual([
+      ['ledger.returns', 119990, 5, 'probe:vfs_read__return'],
+      ['ledger.entry_events', 120034, 4, 'probe:vfs_read__return'],
+    ]);
+    // Without grouping (LC_NUMERIC=C, --no-big-num), and with perf's notes after the name.
+    expect(facts(OUT.replace('120,034', '120034').replace('119,990      probe:vfs_read__return', '119990      probe:vfs_read__return      ( +-  0.12% )'))).toEqual([
+      ['ledger.returns', 119990, 5, 'probe:vfs_read__return'],
+      ['ledger.entry_events', 120034, 4, 'probe:vfs_read__return'],
+    ]);
+  });
+
+  it('a count perf could not take is no figure; two return events are two probes, none the case\'s', () => {
+    expect(facts(OUT.replace('           119,990      probe:vfs_read__return', '   <not counted>      probe:vfs_read__return'))).toEqual([['ledger.entry_events', 120034, 4, 'probe:vfs_read__return']]);
+    expect(facts(`${OUT}           7      probe:vfs_write__return\n`)).toEqual([]);
+  });
+});
+
 describe('perf probe output', () => {
   it('reads an added return event, with and without a module', () => {
     const r = parsePerfProbe('Added new event:\n  probe:ext4_sync_file__return (on ext4_sync_file%return)\n\nYou can now use it in all perf tools, such as:\n\n\tperf record -e probe:ext4_sync_file__return -aR sleep 1\n');
