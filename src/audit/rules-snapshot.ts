@@ -32,10 +32,8 @@ interface Snapshot {
   lexicon?: unknown;
 }
 
-/** Rules from the snapshot carry its questions; rules parsed again do not (load them as usual). */
-export interface SnapshotRuleSet extends RuleSet {
-  questions?: Question[] | null;
-}
+/** Rules from the snapshot, or parsed again: both carry their questions (RuleSet.questions). */
+export type SnapshotRuleSet = RuleSet;
 
 export async function snapshotKey(rulesDir: string, version?: string): Promise<string> {
   const hash = createHash('sha256').update(version ?? (await rulesVersion(rulesDir)));

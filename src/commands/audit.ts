@@ -174,18 +174,15 @@ async function makeSink(opts: AuditOptions, ctx: CommandContext, rules: import('
   const out = (s: string) => io.stdout(s);
   const rel = (file: string) => (file === '<stdin>' ? undefined : path.relative(io.cwd, path.resolve(io.cwd, file)).split(path.sep).join('/'));
   // The questions lend their per-interface collect commands to every format (report/hints.ts);
-  // they are read the first time a verdict has missing facts. A custom rules directory without
-  // questions simply prints the missing facts' names.
+  // they come with the rules (RuleSet.questions). A custom rules directory without questions
+  // simply prints the missing facts' names.
   let questions: Promise<{ collectHints: typeof import('../report/hints.js').collectHints; set: import('../triage/questions.js').QuestionSet | undefined }> | undefined;
   const hintsFor = async (v: CaseVerdict, data: import('../case/schema.js').Case): Promise<import('../report/hints.js').Hint[]> => {
     if (!v.missing.length) return [];
-    // From the rules snapshot when it applied (the question parser and zod stay unloaded).
-    const fromSnapshot = rules.questions;
-    questions ??= Promise.all([import('../triage/question-set.js'), import('../report/hints.js')]).then(async ([{ indexQuestions }, { collectHints }]) => ({
+    const list = rules.questions;
+    questions ??= Promise.all([import('../triage/question-set.js'), import('../report/hints.js')]).then(([{ indexQuestions }, { collectHints }]) => ({
       collectHints,
-      set: fromSnapshot !== undefined
-        ? fromSnapshot === null ? undefined : indexQuestions(fromSnapshot)
-        : await import('../triage/questions.js').then((mod) => mod.loadQuestions(opts.rules ? path.join(rulesDir, 'questions') : mod.defaultQuestionsDir())).catch(() => undefined),
+      set: list ? indexQuestions(list) : undefined,
     }));
     const { collectHints, set } = await questions;
     return collectHints(set, data, v.missing);

@@ -6,6 +6,7 @@ import { requireDirectory } from '../fsutil.js';
 import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedConstraint, type ParsedRule } from './parse.js';
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 import { defaultRulesDir } from './dir.js';
+import type { Question } from '../triage/question-set.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
 const NOT_RULES = new Set(['questions', 'lexicon']);
@@ -18,6 +19,12 @@ export interface RuleSet {
   constraints: ParsedConstraint[];
   /** Verdict precedence (rules/verdicts.yaml; the shipped one when `dir` has none). */
   verdicts: VerdictPolicy;
+  /**
+   * The triage questions under `<dir>/questions`: each fact's collect command per probe interface,
+   * and so which facts an interface has no way to give (`next` names the others first). Null when
+   * they do not load (a rules directory without them); undefined when not read.
+   */
+  questions?: Question[] | null;
 }
 
 export { defaultRulesDir };
@@ -43,6 +50,7 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
     rules: parsed.filter((r): r is ParsedRule => r.kind === 'rule'),
     claims: parsed.filter((r): r is ParsedClaimRule => r.kind === 'claim'),
     constraints: parsed.filter((r): r is ParsedConstraint => r.kind === 'constraint'),
+    questions: await import('../triage/questions.js').then((m) => m.loadQuestions(path.join(dir, 'questions'))).then((q) => q.list, () => null),
   };
 }
 

@@ -67,8 +67,35 @@ export function indexQuestions(list: Question[]): QuestionSet {
  */
 export function collectFor(q: Question, data: unknown): string {
   const iface = getPath(data, 'probe.interface');
+  // collectableOn reads the same choice.
   const template = (typeof iface === 'string' ? q.collectBy[iface as keyof Question['collectBy']] : undefined) ?? q.collect;
   return renderQuestionText(template, data).replace(/^none:\s*/, 'none possible: ');
+}
+
+/**
+ * Whether the case's probe interface has a way to give `q`'s answer: its command for that
+ * interface (collectFor's choice) is not "none: why". The one owner of that reading.
+ */
+export function collectableOn(q: Question, data: unknown): boolean {
+  const iface = getPath(data, 'probe.interface');
+  const template = (typeof iface === 'string' ? q.collectBy[iface as keyof Question['collectBy']] : undefined) ?? q.collect;
+  return !/^none:/.test(template);
+}
+
+/**
+ * `facts` (most decisive first) split into those the case's interface can give and those it
+ * cannot, each part in its order: `next` names only the first. A fact without a question, or
+ * without questions at all, counts as one it can give.
+ */
+export function byCollectable(facts: readonly string[], set: QuestionSet | undefined, data: unknown): { can: string[]; cannot: string[] } {
+  if (!set) return { can: [...facts], cannot: [] };
+  const can: string[] = [];
+  const cannot: string[] = [];
+  for (const f of facts) {
+    const q = set.byFact.get(f);
+    (q === undefined || collectableOn(q, data) ? can : cannot).push(f);
+  }
+  return { can, cannot };
 }
 
 /** Fill `{fact.path}` placeholders from the case; an unknown one stays visible as `<fact.path>`. */

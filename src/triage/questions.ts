@@ -5,7 +5,7 @@ import { readSmallFile } from '../case/load.js';
 import { InputError } from '../errors.js';
 import { INTERFACES, VERDICTS } from '../case/schema.js';
 import { FACT_CATALOGUE } from '../facts/facts.js';
-import { defaultRulesDir } from '../rules/load.js';
+import { defaultRulesDir } from '../rules/dir.js';
 import { isKnownSource, normaliseSource, SEED_SECTIONS, type SeedFolder } from '../rules/seed.js';
 import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml } from '../yamlfile.js';
 import { ANSWER_TYPES, indexQuestions, PLACEHOLDER, type AnswerType, type Question, type QuestionSet } from './question-set.js';

@@ -7,6 +7,7 @@ import type { RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
 import { SHIPPED_OBSERVER_ORDER, SHIPPED_VERDICT_RANK, rankIn } from './order.js';
 import { settle } from './worlds.js';
+import { byCollectable, indexQuestions, type QuestionSet } from '../triage/question-set.js';
 
 /**
  * Findings → verdict. The precedence is data (rules/verdicts.yaml, read by ./choose.ts): the
@@ -114,6 +115,8 @@ export interface CompiledRules {
   set: RuleSet;
   runner: ConditionRunner;
   claimRunner: ConditionRunner;
+  /** The rule set's questions, indexed (undefined without them). */
+  questions: QuestionSet | undefined;
 }
 
 export function compileRules(set: RuleSet, options: { memo?: boolean } = {}): CompiledRules {
@@ -121,6 +124,7 @@ export function compileRules(set: RuleSet, options: { memo?: boolean } = {}): Co
     set,
     runner: new ConditionRunner(set.rules.map((r) => ({ id: r.spec.id, when: r.spec.when })), options),
     claimRunner: new ConditionRunner(set.claims.flatMap((c) => c.spec.judge.map((j, i) => ({ id: `${c.spec.id}#${i}`, when: j.when }))), options),
+    questions: set.questions ? indexQuestions(set.questions) : undefined,
   };
 }
 
@@ -252,13 +256,19 @@ export async function judgeCase(c: Case, compiled: CompiledRules, where?: { file
   }
 
   const policy = compiled.set.verdicts;
-  const missing = decides;
+  // What `next` names: only the deciding facts this probe's interface can give (a tracefs event
+  // cannot show its kprobe's own miss count apart, whatever it would decide); `missing` lists
+  // them first, then the others.
+  const { can, cannot } = byCollectable(decides, compiled.questions, c);
+  const missing = [...can, ...cannot];
   const primary = verdict === policy.fallback.id ? undefined : findings.find((f) => f.verdict === verdict);
   const step = (v: VerdictId | undefined) => [...policy.order, policy.fallback].find((e) => e.id === v)?.next ?? policy.fallback.next;
   const next = primary
     ? primary.next
-    : missing.length
-      ? `Collect ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` (then ${missing.length - 3} more, listed in decides)` : ''}: they decide between ${possible.join(', ')}. ${step(possible[0])}`
+    : can.length
+      ? `Collect ${can.slice(0, 3).join(', ')}${missing.length > Math.min(3, can.length) ? ` (then ${missing.length - Math.min(3, can.length)} more, listed in decides${cannot.length ? `; ${cannot.length} of them this probe's interface cannot give` : ''})` : ''}: they decide between ${possible.join(', ')}. ${step(possible[0])}`
+      : missing.length
+        ? `None of the facts that decide between ${possible.join(', ')} can be read on this probe's interface (decides lists them). ${step(possible[0])}`
       : findings.find((f) => f.verdict === policy.fallback.id)?.next ?? step(policy.fallback.id);
 
   const claims = await judgeClaims(c, compiled, facts, verdict, findings);
