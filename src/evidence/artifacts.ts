@@ -431,7 +431,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'perf-probe',
     command: /^perf probe\b/,
-    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)),
+    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) || /^\s*Failed to write event: .+\n\s*Error: Failed to add events\./m.test(text),
     read: (text) => {
       const f = new Facts(linesOf(text));
       const r = parsePerfProbe(text);
@@ -443,11 +443,20 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         if (ev.module) f.add('probe.target_module', ev.module, ev.line, `in ${ev.module}`, subject);
         if (r.added) f.add('probe.registration.result', 'ok', ev.line, `${ev.group}:${ev.event}`, subject);
       }
-      const err = r.errors.find((e) => e.notFound);
+      // A failure is the probe the command line asked for (an entry probe's is not the return
+      // probe's): a symbol perf could not find is ENOENT, a definition the kernel refused is the
+      // errno of its strerror() text.
+      const asked: Subject | undefined = r.asked ? { kind: r.asked.retprobe ? 'return' : 'entry', symbol: r.asked.symbol } : undefined;
+      if (r.asked && r.events.length === 0) {
+        f.add('probe.interface', 'perf-probe', r.asked.line, 'perf probe', asked);
+        f.add('probe.target', r.asked.symbol, r.asked.line, r.asked.symbol, asked);
+        f.kindOf(asked!, r.asked.line, r.asked.symbol);
+      }
+      const err = r.errors.find((e) => e.notFound) ?? r.errors.find((e) => e.strerror !== undefined);
       if (err) {
-        f.add('probe.interface', 'perf-probe', err.line);
-        f.add('probe.registration.result', 'ENOENT', err.line);
-        f.add('probe.registration.reason', err.message, err.line);
+        f.add('probe.interface', 'perf-probe', err.line, undefined, asked);
+        f.add('probe.registration.result', err.notFound ? 'ENOENT' : (errnoForStrerror(err.strerror ?? '') ?? 'error'), err.line, err.strerror, asked);
+        f.add('probe.registration.reason', err.message, err.line, undefined, asked);
       }
       return { kind: 'perf-probe', facts: f.facts, problems: [] };
     },

@@ -16,8 +16,19 @@ export interface PerfProbeResult {
   events: PerfProbeEvent[];
   /** `Added new event(s):` was printed: the definition was written to kprobe_events. */
   added: boolean;
-  /** Failures: "Failed to find symbol X", "Probe point 'X' not found.", "Error: Failed to add events." */
-  errors: Array<{ line: number; message: string; notFound: boolean }>;
+  /**
+   * Failures: "Failed to find symbol X", "Probe point 'X' not found.", "Error: Failed to add
+   * events.", and the kernel's refusal of the definition perf wrote to kprobe_events, "Failed to
+   * write event: STRERROR" (tools/perf/util/probe-file.c), whose text is `strerror` (with `-v`,
+   * "Reason: STRERROR (Code: -N)" after "Failed to add events.").
+   */
+  errors: Array<{ line: number; message: string; notFound: boolean; strerror?: string }>;
+  /**
+   * The probe the command line asked for (`perf probe -a 'vfs_read%return'`, `--add=F`, a bare
+   * `perf probe F%return`): its function and whether it is a return probe. Only with one probe
+   * point: a line adding several names none of them alone.
+   */
+  asked?: { line: number; symbol: string; retprobe: boolean };
   problems: LineProblem[];
 }
 
@@ -45,8 +56,50 @@ export function parsePerfProbe(text: string): PerfProbeResult {
       out.events.push(e);
       continue;
     }
+    const cmd = /\bperf\s+probe\b(.*)$/.exec(t);
+    if (cmd && out.asked === undefined && out.events.length === 0) {
+      const asked = askedProbe(cmd[1] ?? '');
+      if (asked) out.asked = { line: no, ...asked };
+      continue;
+    }
+    const write = /^(?:Error: )?Failed to write event: (.+?)\.?$/.exec(t) ?? /^(?:Error: )?Failed to add events\.\s+Reason: (.+?) \(Code: -?\d+\)$/.exec(t);
+    if (write) {
+      out.errors.push({ line: no, message: t.replace(/^Error: /, ''), notFound: false, strerror: write[1] ?? '' });
+      continue;
+    }
     const err = /^(?:Error: )?(Failed to find symbol .*|Probe point '.*' not found\.?|Failed to add events\.?|Semantic error :.*)$/.exec(t);
     if (err) out.errors.push({ line: no, message: err[1] ?? t, notFound: /not found|Failed to find symbol/.test(t) });
   }
   return out;
+}
+
+/**
+ * The probe point of a `perf probe` command line (tools/perf/Documentation/perf-probe.txt:
+ * `[EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN] [ARG ...]`, added with -a/--add or alone): its
+ * function and `%return`. Undefined for a listing or deletion (-l, -d, -L, -V, -F), or when the
+ * line adds more than one probe point.
+ */
+function askedProbe(args: string): { symbol: string; retprobe: boolean } | undefined {
+  const words = args.match(/'[^']*'|"[^"]*"|\S+/g)?.map((w) => w.replace(/^(['"])(.*)\1$/, '$2')) ?? [];
+  let spec: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (/^(?:-[ldLVFD]|--(?:list|del|line|vars|funcs|definition))\b/.test(w)) return undefined;
+    const eq = /^--add=(.+)$/.exec(w);
+    if (w === '-a' || w === '--add' || eq) {
+      if (spec !== undefined) return undefined; // a second probe point
+      spec = eq ? eq[1] : words[++i];
+      continue;
+    }
+    if (w === '-m' || w === '--module' || w === '-k' || w === '--vmlinux' || w === '-s' || w === '--source' || w === '-x' || w === '--exec' || w === '--target-ns') { i++; continue; }
+    if (w.startsWith('-')) continue;
+    if (spec !== undefined) break; // the probe point's arguments
+    spec = w;
+  }
+  if (spec === undefined) return undefined;
+  // One probe point: the first word (arguments may follow it in the same quotes).
+  const point = spec.trim().split(/\s+/)[0] ?? '';
+  const m = /^(?:[A-Za-z_][\w:]*=)?([A-Za-z_][A-Za-z0-9_.]*)(?:@[^:+%;\s]+)?(?::\d+|\+(?:\d+|0x[0-9a-fA-F]+)|(%return)|;\S*)?$/.exec(point);
+  if (!m) return undefined;
+  return { symbol: m[1] ?? '', retprobe: m[2] !== undefined };
 }

@@ -129,7 +129,7 @@ export class ArtifactFacts {
       case 'perf-probe': {
         const ev = mine.find((f) => f.subject?.event !== undefined);
         if (ev?.subject?.event) this.perfEvents.push(ev.subject.event.split(':')[1] ?? '');
-        put(mine.filter((f) => f.subject === undefined || f.line === ev?.line));
+        put(mine.filter((f) => f.subject?.event === undefined || f.line === ev?.line));
         break;
       }
       default:

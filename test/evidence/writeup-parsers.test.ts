@@ -180,6 +180,33 @@ describe('perf probe output', () => {
     const r = parsePerfProbe('Failed to find symbol foo_bar in kernel\n  Error: Failed to add events.\n');
     expect(r.errors.map((e) => [e.line, e.notFound])).toEqual([[1, true], [2, false]]);
   });
+
+  // tools/perf/util/probe-file.c prints "Failed to write event: %s" with strerror() of the
+  // write(2) to kprobe_events that the kernel refused, then builtin-probe.c "  Error: Failed to add
+  // events."; with -v the code follows as " Reason: %s (Code: %d)". The probe is the command line's.
+  it('reads the kernel refusing the definition, bound to the probe the command line asked for', () => {
+    const busy = "$ sudo perf probe -a 'vfs_read%return'\nFailed to write event: Device or resource busy\n  Error: Failed to add events.\n";
+    const r = parsePerfProbe(busy);
+    expect(r.asked).toEqual({ line: 1, symbol: 'vfs_read', retprobe: true });
+    expect(r.errors.map((e) => [e.line, e.strerror])).toEqual([[2, 'Device or resource busy'], [3, undefined]]);
+    const facts = (t: string) => readArtifact('perf-probe', t).facts.map((f) => [f.path, f.value, f.line, f.subject?.kind]);
+    expect(facts(busy)).toEqual([
+      ['probe.interface', 'perf-probe', 1, 'return'],
+      ['probe.target', 'vfs_read', 1, 'return'],
+      ['probe.interface', 'perf-probe', 2, 'return'],
+      ['probe.registration.result', 'EBUSY', 2, 'return'],
+      ['probe.registration.reason', 'Failed to write event: Device or resource busy', 2, 'return'],
+    ]);
+    // An entry probe's refusal is the entry probe's; with -v the code line names the errno too.
+    expect(facts('# perf probe --add=do_sys_open\n  Error: Failed to add events. Reason: Invalid argument (Code: -22)\n').filter((f) => f[0] === 'probe.registration.result')).toEqual([['probe.registration.result', 'EINVAL', 2, 'entry']]);
+    // A symbol perf could not find is ENOENT, whatever the kernel would have said.
+    expect(facts("perf probe 'tcp_sendmsg_locked%return'\nProbe point 'tcp_sendmsg_locked%return' not found.\n  Error: Failed to add events.\n").filter((f) => f[0] === 'probe.registration.result')).toEqual([['probe.registration.result', 'ENOENT', 2, 'return']]);
+    // Listing and deleting ask for no probe; output pasted without its command is recognised.
+    expect(parsePerfProbe('perf probe -d probe:vfs_read__return\n').asked).toBeUndefined();
+    expect(parsePerfProbe('perf probe -a vfs_read -a vfs_write\n').asked).toBeUndefined();
+    expect(parsePerfProbe('perf probe -m ext4 ext4_sync_file%return ret=$retval\n').asked).toEqual({ line: 1, symbol: 'ext4_sync_file', retprobe: true });
+    expect(sniffArtifact('Failed to write event: File exists\n  Error: Failed to add events.\n')).toBe('perf-probe');
+  });
 });
 
 describe('bpftool prog show', () => {
