@@ -5,7 +5,7 @@ import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { schemaAt } from '../yamlfile.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
-import { readDocument, type WriteupDocument } from './document.js';
+import { readDocument, type SourceLine, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
 import { ORIGIN_RANK, type WriteupFact } from './facts.js';
 import type { Lexicon } from './lexicon.js';
@@ -54,6 +54,18 @@ const pastedError = (l: { text: string }): boolean => {
   const c = t.charCodeAt(i);
   return (c === 84 || c === 99 || c === 119) && PASTED_ERROR.test(t);
 };
+/** `uname -a` output inside a line of prose: KERNEL-NAME [NODENAME] RELEASE #VERSION, the version's SMP, PREEMPT or build date after it (not an issue number after a series). */
+const UNAME_IN_PROSE = /\bLinux\s+(?:[A-Za-z0-9][\w.-]*\s+)?[2-9]\.\d+\S*\s+#\d+\S*\s+(?:SMP|PREEMPT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s)/;
+
+/** A prose line's `uname -a` output as a line of its own (from "Linux" on, at its column), or undefined. */
+function unameInProse(l: SourceLine): SourceLine | undefined {
+  // Cheap test first: most lines of prose have no "#" at all.
+  if (!l.text.includes('#') || !l.text.includes('Linux')) return undefined;
+  const m = UNAME_IN_PROSE.exec(l.text);
+  if (!m) return undefined;
+  return { line: l.line, col: l.col + m.index, text: l.text.slice(m.index).replace(/`.*$/, '') };
+}
+
 /** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
 const RETURN_PROBE = /kretprobe|return[- ]probe|retprobe|kretfunc|fexit|%return|\bkr:|\br\d*:[\w/]/i;
 
@@ -148,6 +160,9 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     } else if (!piece.quoted) {
       // A tracer's error pasted without a fence (a traceback in the post's text) is still the artifact.
       if (!piece.heading && piece.lines.some(pastedError)) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
+      // `uname -a` output quoted in a sentence or inline code ("uname -a: Linux db3 5.15.0-91-generic
+      // #101-Ubuntu SMP ..."): the artifact from its "Linux" on, read by the uname reader.
+      if (!piece.heading) for (const l of piece.lines) { const u = unameInProse(l); if (u) artifacts.read({ kind: 'uname', lines: [u] }); }
       if (piece.heading && firstHeading === undefined) firstHeading = piece.lines.map((l) => l.text).join(' ').trim();
       sentencesOf(piece.lines, sentences);
     }

@@ -120,6 +120,24 @@ const THREADS: Array<{ name: string; url: string; text: string; facts: Record<st
     facts: { 'kernel.release': '5.10.23-1-MANJARO', 'kernel.arch': 'x86_64', 'kernel.preemption': true },
   },
   {
+    name: 'class 5: uname -a quoted in the post\'s text, not a pasted block, is the release and the preemption model',
+    url: 'https://lore.kernel.org/lkml/d93f04c70510061023i7a4f0148v7198982b409106d1@mail.gmail.com/',
+    text: 'uname -a: Linux swarte-vlos 2.6.14-rc2 #7 PREEMPT Sun Oct 2 23:38:14\nSAST 2005 x86_64 AMD Athlon(tm) 64 Processor 3000+ AuthenticAMD\nGNU/Linux\n',
+    facts: { 'kernel.release': '2.6.14-rc2', 'kernel.preemption': true },
+  },
+  {
+    name: 'class 5: the same in inline code, with the vendor suffix kept',
+    url: 'our own example',
+    text: "I'm on `Linux host 5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux`, the stock Jammy kernel.\n",
+    facts: { 'kernel.release': '5.15.0-91-generic', 'kernel.preemption': false, 'kernel.arch': 'x86_64' },
+  },
+  {
+    name: '(guard) a series followed by an issue number is not uname output',
+    url: 'our own example',
+    text: 'The fix landed in Linux 6.1 #1234 and in Linux 6.6 #87 is what we tested.\n',
+    facts: { 'kernel.release': undefined },
+  },
+  {
     name: 'class 5: a series ("kernel 4.17") is neither a release nor a version',
     url: 'https://github.com/iovisor/bcc/issues/1921',
     text: 'This is on Fedora 28 with kernel 4.17 and bcc-0.6.0.\n',
