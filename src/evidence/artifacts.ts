@@ -80,6 +80,12 @@ export interface ArtifactReader {
   /** Recognise the artifact from its text alone (non-blank lines given too). */
   sniff?: (text: string, nonblank: string[], ctx: ReadContext) => boolean;
   read: (text: string, ctx: ReadContext) => ArtifactReading;
+  /**
+   * The facts this artifact is where one reads them: when a tool reports that its file could not
+   * be read ("cat: .../kprobe_profile: Permission denied"), they are unknown with that reason, not
+   * merely absent (unreadableOf).
+   */
+  unread?: readonly string[];
 }
 
 const linesOf = (text: string): string[] => {
@@ -431,7 +437,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'perf-probe',
     command: /^perf probe\b/,
-    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) || /^\s*Failed to write event: .+\n\s*Error: Failed to add events\./m.test(text),
+    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) || /^\s*Failed to (?:write event|open kprobe_events): .+\n\s*Error: Failed to add events\./m.test(text),
     read: (text) => {
       const f = new Facts(linesOf(text));
       const r = parsePerfProbe(text);
@@ -556,6 +562,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'kprobes_list',
     files: ['kprobes_list'],
+    unread: ['probe.armed'],
     command: /kprobes\/list/,
     sniff: readsAll(parseKprobesList, (r) => r.entries.length),
     read: (text) => {
@@ -590,8 +597,10 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           if (reason) f.add('probe.registration.reason', reason, i + 1, reason, defSubject(def));
           return;
         }
-        // The shell's report of a refused write is the errno the kernel returned: "sh: write error: Invalid argument".
-        const refused = /\bwrite error: (.+)$/.exec(l);
+        // The shell's report of a refused write is the errno the kernel returned: "sh: write error:
+        // Invalid argument"; of a refused open for the redirect ("bash: /sys/kernel/tracing/kprobe_events:
+        // Permission denied", not root), the errno of that open: the definition was never written.
+        const refused = /\bwrite error: (.+)$/.exec(l) ?? /^\s*-?(?:ba|z|da)?sh:\s+(?:line \d+:\s+)?\/\S*\/kprobe_events:\s+(.+)$/.exec(l);
         if (refused && last) {
           const errno = errnoForStrerror(refused[1] ?? '');
           const subject = defSubject(last);
@@ -624,6 +633,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'kprobe_profile',
     files: ['kprobe_profile'],
+    unread: ['counters.end.nmissed', 'counters.end.hits'],
     command: /kprobe_profile/,
     sniff: readsAll(parseKprobeProfile, (r) => r.rows.length),
     read: (text) => {
@@ -802,6 +812,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // was last cleared, whatever part of the trace anyone read (src/evidence/bufferStats.ts).
     kind: 'buffer_stats',
     files: ['buffer_stats'],
+    unread: ['ledger.buffer_overruns'],
     command: /per_cpu\/cpu[^/\s]*\/stats/,
     sniff: (text) => /^\s*overrun: \d+\s*$/m.test(text) && /^\s*commit overrun: \d+\s*$/m.test(text),
     read: (text) => {
@@ -1021,6 +1032,7 @@ const STRERROR: Record<string, string> = {
   'no such file or directory': 'ENOENT',
   'invalid argument': 'EINVAL',
   'operation not permitted': 'EPERM',
+  'permission denied': 'EACCES',
   'cannot allocate memory': 'ENOMEM',
   'cannot assign requested address': 'EADDRNOTAVAIL',
   'operation not supported': 'EOPNOTSUPP',
@@ -1053,6 +1065,42 @@ export function readerOf(kind: ArtifactKind): ArtifactReader {
 /** The artifact a collector snapshot file holds, by its name. */
 export function kindOfFile(name: string): ArtifactKind | undefined {
   return BY_FILE.get(name)?.kind;
+}
+
+/**
+ * A tool's report that it could not read a file, as coreutils and the shell print it: "cat:
+ * PATH: Permission denied", "ls: cannot access 'PATH': No such file or directory", "bash:
+ * PATH: Permission denied". The reason is strerror()'s text.
+ */
+const UNREADABLE = /^\s*(?:cat|head|tail|less|more|grep|ls|stat|wc|(?:ba|z|da)?sh|-bash):\s+(?:(?:line \d+:\s+)?)(?:cannot (?:access|open|stat) )?['"‘]?(\/[^\s'"’:]+)['"’]?(?: for reading)?:\s+(Permission denied|No such file or directory|Operation not permitted|Device or resource busy|Invalid argument|No such device)\s*$/;
+
+/** A fact left unknown because the file it is read from could not be read, and why. */
+export interface UnreadFact {
+  path: string;
+  reason: string;
+  /** 1-based line of the tool's report, and the column of the file's name in it. */
+  line: number;
+  col: number;
+}
+
+/**
+ * The facts a tool's report of an unreadable file leaves unknown (ArtifactReader.unread of the
+ * reader whose file it names), each with the reason: evidence that was looked for and could not
+ * be had, which is not the same as evidence never looked for.
+ */
+export function unreadableOf(text: string): UnreadFact[] {
+  const out: UnreadFact[] = [];
+  linesOf(text).forEach((l, i) => {
+    if (!l.includes('/')) return;
+    const m = UNREADABLE.exec(l);
+    if (!m) return;
+    const file = m[1] ?? '';
+    const name = file.slice(file.lastIndexOf('/') + 1);
+    // kprobes/list is the collector's kprobes_list; per_cpu/cpuN/stats its buffer_stats.
+    const reader = /\/kprobes\/list$/.test(file) ? readerOf('kprobes_list') : /\/per_cpu\/cpu\d+\/stats$/.test(file) ? readerOf('buffer_stats') : BY_FILE.get(name);
+    for (const path of reader?.unread ?? []) out.push({ path, reason: `${file} could not be read: ${m[2]}`, line: i + 1, col: l.indexOf(file) });
+  });
+  return out;
 }
 
 /** The artifact a command prints (`sudo` and a leading prompt already removed). */

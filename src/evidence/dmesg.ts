@@ -108,6 +108,6 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
 
 /** Linux errno numbers a probe registration returns (include/uapi/asm-generic/errno-base.h, errno.h). */
 export const ERRNO_NAMES: Record<number, string> = {
-  1: 'EPERM', 2: 'ENOENT', 7: 'E2BIG', 12: 'ENOMEM', 14: 'EFAULT', 16: 'EBUSY', 17: 'EEXIST', 19: 'ENODEV',
+  1: 'EPERM', 2: 'ENOENT', 7: 'E2BIG', 12: 'ENOMEM', 13: 'EACCES', 14: 'EFAULT', 16: 'EBUSY', 17: 'EEXIST', 19: 'ENODEV',
   22: 'EINVAL', 84: 'EILSEQ', 95: 'EOPNOTSUPP', 99: 'EADDRNOTAVAIL',
 };

@@ -19,7 +19,8 @@ export interface PerfProbeResult {
   /**
    * Failures: "Failed to find symbol X", "Probe point 'X' not found.", "Error: Failed to add
    * events.", and the kernel's refusal of the definition perf wrote to kprobe_events, "Failed to
-   * write event: STRERROR" (tools/perf/util/probe-file.c), whose text is `strerror` (with `-v`,
+   * write event: STRERROR", or of opening that file, "Failed to open kprobe_events: STRERROR"
+   * (tools/perf/util/probe-file.c), whose text is `strerror` (with `-v`,
    * "Reason: STRERROR (Code: -N)" after "Failed to add events.").
    */
   errors: Array<{ line: number; message: string; notFound: boolean; strerror?: string }>;
@@ -62,7 +63,7 @@ export function parsePerfProbe(text: string): PerfProbeResult {
       if (asked) out.asked = { line: no, ...asked };
       continue;
     }
-    const write = /^(?:Error: )?Failed to write event: (.+?)\.?$/.exec(t) ?? /^(?:Error: )?Failed to add events\.\s+Reason: (.+?) \(Code: -?\d+\)$/.exec(t);
+    const write = /^(?:Error: )?Failed to (?:write event|open kprobe_events): (.+?)\.?$/.exec(t) ?? /^(?:Error: )?Failed to add events\.\s+Reason: (.+?) \(Code: -?\d+\)$/.exec(t);
     if (write) {
       out.errors.push({ line: no, message: t.replace(/^Error: /, ''), notFound: false, strerror: write[1] ?? '' });
       continue;

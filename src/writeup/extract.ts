@@ -4,6 +4,7 @@ import { setPath } from '../dotted.js';
 import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { schemaAt } from '../yamlfile.js';
+import { unreadableOf } from '../evidence/artifacts.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
 import { readDocument, type SourceLine, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
@@ -64,6 +65,16 @@ function unameInProse(l: SourceLine): SourceLine | undefined {
   const m = UNAME_IN_PROSE.exec(l.text);
   if (!m) return undefined;
   return { line: l.line, col: l.col + m.index, text: l.text.slice(m.index).replace(/`.*$/, '') };
+}
+
+/** The facts a tool's report of an unreadable file leaves unknown (src/evidence/artifacts.ts unreadableOf), on their write-up lines. */
+function unreadIn(lines: readonly SourceLine[], out: StatedUnknown[]): void {
+  // Cheap test first: a report names the file's absolute path after a colon.
+  if (!lines.some((l) => l.text.includes(': /') || l.text.includes(" '/"))) return;
+  for (const u of unreadableOf(lines.map((l) => l.text).join('\n'))) {
+    const l = lines[u.line - 1]!;
+    out.push({ path: u.path, reason: u.reason, line: l.line, col: l.col + u.col, text: l.text.trim(), via: 'unreadable-file' });
+  }
 }
 
 /** Any naming of a return probe: the write-up is about one, so an entry probe's facts stay apart. */
@@ -148,6 +159,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   let explicitTitle: string | undefined;
   let firstHeading: string | undefined;
   const sentences: Sentence[] = [];
+  const unread: StatedUnknown[] = [];
   for (const piece of doc.pieces) {
     if (piece.type === 'explicit') {
       const r = explicitFacts(piece.lines, piece.origin, file);
@@ -157,9 +169,11 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
       explicitTitle ??= r.title;
     } else if (piece.type === 'block') {
       for (const a of artifactsOf(piece.lines, piece.info)) artifacts.read(a);
+      if (!piece.quoted) unreadIn(piece.lines, unread);
     } else if (!piece.quoted) {
       // A tracer's error pasted without a fence (a traceback in the post's text) is still the artifact.
       if (!piece.heading && piece.lines.some(pastedError)) for (const a of artifactsOf(piece.lines, '')) artifacts.read(a);
+      if (!piece.heading) unreadIn(piece.lines, unread);
       // `uname -a` output quoted in a sentence or inline code ("uname -a: Linux db3 5.15.0-91-generic
       // #101-Ubuntu SMP ..."): the artifact from its "Linux" on, read by the uname reader.
       if (!piece.heading) for (const l of piece.lines) { const u = unameInProse(l); if (u) artifacts.read({ kind: 'uname', lines: [u] }); }
@@ -182,6 +196,9 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   let namesReturn: boolean | undefined;
   const mentionsReturn = () => (namesReturn ??= RETURN_PROBE.test(text));
   facts.push(...artifacts.finish(mentionsReturn));
+  // A file a tool could not read leaves its facts unknown with the reason, unless the write-up
+  // has them all the same (read again, with the rights, later on, or from another source).
+  for (const u of unread) if (!facts.some((f) => f.path === u.path)) unknown.push(u);
   // A tool's message about an entry probe, quoted in prose, is the case's only when the write-up
   // is about that entry probe (it names no return probe anywhere), as for the artifact readers.
   if (facts.some((f) => f.entryProbe) && mentionsReturn()) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.entryProbe) facts.splice(i, 1);

@@ -67,6 +67,7 @@ export function formatWriteupJson(x: Extraction, v: CaseVerdict, base: Record<st
       facts: x.facts.map((f) => ({ fact: f.path, value: f.value, at: at(f.line, f.col), text: f.text, origin: f.origin, via: f.via, ...(f.otherRun ? { subject: 'other-run' } : {}) })),
       claims: x.claims.map((c, i) => ({ kind: c.kind, at: at(c.line, c.col), text: c.text, judgement: v.claims[i]?.judgement })),
       not_claims: x.notClaims.map((n) => ({ kind: n.kind, at: at(n.line, n.col), reason: n.reason, text: n.text })),
+      ...(x.unknown.length ? { unknown: x.unknown.map((u) => ({ fact: u.path, reason: u.reason, at: at(u.line, u.col), text: u.text })) } : {}),
       ...(x.elsewhere.length ? { elsewhere: x.elsewhere.map((e) => ({ ref: e.ref, asked: e.asked, at: at(e.line, e.col), text: e.text })) } : {}),
       disagreements: x.conflicts.map((c) => ({ fact: c.path, used: { value: c.chosen.value, at: at(c.chosen.line, c.chosen.col) }, others: c.others.map((o) => ({ value: o.value, at: at(o.line, o.col) })) })),
       never_established: v.missing,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bpftraceProbes, parseBpftoolProgs, parseBpftraceOutput, parseDmesg, parsePerfProbe } from '../../src/evidence/index.js';
-import { readArtifact, sniffArtifact } from '../../src/evidence/artifacts.js';
+import { readArtifact, sniffArtifact, unreadableOf } from '../../src/evidence/artifacts.js';
 
 describe('bpftrace output', () => {
   it('reads the attach line, scalar maps, lost events and leaves histograms out', () => {
@@ -201,6 +201,9 @@ describe('perf probe output', () => {
     expect(facts('# perf probe --add=do_sys_open\n  Error: Failed to add events. Reason: Invalid argument (Code: -22)\n').filter((f) => f[0] === 'probe.registration.result')).toEqual([['probe.registration.result', 'EINVAL', 2, 'entry']]);
     // A symbol perf could not find is ENOENT, whatever the kernel would have said.
     expect(facts("perf probe 'tcp_sendmsg_locked%return'\nProbe point 'tcp_sendmsg_locked%return' not found.\n  Error: Failed to add events.\n").filter((f) => f[0] === 'probe.registration.result')).toEqual([['probe.registration.result', 'ENOENT', 2, 'return']]);
+    // Opening kprobe_events refused (netdev, Andy Lutomirski, 2019-08-26, with
+    // perf_event_paranoid at -1 and no root: https://lore.kernel.org/netdev/CALCETrUARqcn8EmjcgMc8KP=4O5nZDMh=tcruEYvUgSzMKJUBw@mail.gmail.com/).
+    expect(facts('$ perf probe --add vfs_mknod\nFailed to open kprobe_events: Permission denied\n  Error: Failed to add events.\n').filter((f) => f[0] === 'probe.registration.result')).toEqual([['probe.registration.result', 'EACCES', 2, 'entry']]);
     // Listing and deleting ask for no probe; output pasted without its command is recognised.
     expect(parsePerfProbe('perf probe -d probe:vfs_read__return\n').asked).toBeUndefined();
     expect(parsePerfProbe('perf probe -a vfs_read -a vfs_write\n').asked).toBeUndefined();
@@ -220,5 +223,26 @@ describe('bpftool prog show', () => {
       [88, 'kprobe', 'ret_vfs_read', 9, 0],
       [89, 'kprobe', 'other', undefined, undefined],
     ]);
+  });
+});
+
+describe('a tool\'s report of a file it could not read', () => {
+  it('names the facts of the reader whose file it is, with the reason, at the file name', () => {
+    const u = (t: string) => unreadableOf(t).map((x) => [x.path, x.reason, x.line, x.col]);
+    expect(u('cat: /sys/kernel/tracing/kprobe_profile: Permission denied\n')).toEqual([
+      ['counters.end.nmissed', '/sys/kernel/tracing/kprobe_profile could not be read: Permission denied', 1, 5],
+      ['counters.end.hits', '/sys/kernel/tracing/kprobe_profile could not be read: Permission denied', 1, 5],
+    ]);
+    expect(u("total 0\nls: cannot access '/sys/kernel/debug/kprobes/list': No such file or directory\n")).toEqual([['probe.armed', '/sys/kernel/debug/kprobes/list could not be read: No such file or directory', 2, 19]]);
+    expect(u('cat: /sys/kernel/tracing/per_cpu/cpu3/stats: Permission denied\n').map((x) => x[0])).toEqual(['ledger.buffer_overruns']);
+    // A file no reader reads, a relative path, or a line that only mentions the error are nothing.
+    expect(u('cat: /etc/shadow: Permission denied\ncat: kprobe_profile: Permission denied\nI got Permission denied on /sys/kernel/tracing/kprobe_profile\n')).toEqual([]);
+  });
+});
+
+describe('a refused redirect into kprobe_events', () => {
+  it('is the errno of the open, for the definition the echo wrote', () => {
+    const r = readArtifact('kprobe_events-write', "$ echo 'r:myprobe do_sys_openat2' >> /sys/kernel/tracing/kprobe_events\n-bash: /sys/kernel/tracing/kprobe_events: Permission denied\n");
+    expect(r.facts.filter((f) => f.path === 'probe.registration.result').map((f) => [f.value, f.line, f.subject?.kind])).toEqual([['EACCES', 2, 'return']]);
   });
 });

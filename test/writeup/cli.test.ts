@@ -67,6 +67,14 @@ describe('audit of write-ups', () => {
     expect(v.stdout).not.toContain('more that would change the verdict');
   });
 
+  it('lists what the write-up says could not be known in the JSON, with the reason and where', async () => {
+    const file = path.join(dir, 'unreadable.md');
+    await fs.writeFile(file, '# x\n\n```\n$ cat /sys/kernel/tracing/kprobe_profile\ncat: /sys/kernel/tracing/kprobe_profile: Permission denied\n```\n');
+    const json = JSON.parse(cli(['audit', '--format', 'json', file]).stdout) as { writeup: { unknown?: Array<{ fact: string; at: string }> } };
+    expect(json.writeup.unknown?.map((u) => [u.fact, u.at])).toEqual([['counters.end.nmissed', `${file}:5:6`], ['counters.end.hits', `${file}:5:6`]]);
+    expect(cli(['audit', '--no-color', file]).stdout).toContain('counters.end.nmissed: /sys/kernel/tracing/kprobe_profile could not be read: Permission denied');
+  });
+
   it('gives CRLF write-ups the same facts and positions', () => {
     const a = cli(['audit', '--format', 'json', path.join(dir, 'postmortem.md')]);
     const b = cli(['audit', '--format', 'json', path.join(dir, 'crlf.md')]);

@@ -529,3 +529,27 @@ describe('sentence readings that took too much (issue 21 classes 3 and 4)', () =
     expect(at(read(`${text}\n`), field)).toBe(want);
   });
 });
+
+// class 8, what could not be known: a file the author's tool could not read leaves the facts one
+// reads there unknown, with the tool's reason, rather than merely absent.
+describe('a file that could not be read (issue 21 class 8)', () => {
+  const read = (text: string) => extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+  const PROFILE = '```\n$ cat /sys/kernel/debug/tracing/kprobe_profile\ncat: /sys/kernel/debug/tracing/kprobe_profile: Permission denied\n```\n';
+  it('the miss and hit columns are unknown with the reason, cited at the tool\'s line', () => {
+    const x = read(`A kretprobe on vfs_read loses returns.\n\n${PROFILE}`);
+    expect(x.unknown.map((u) => [u.path, u.reason, u.line, u.col])).toEqual([
+      ['counters.end.nmissed', '/sys/kernel/debug/tracing/kprobe_profile could not be read: Permission denied', 7, 6],
+      ['counters.end.hits', '/sys/kernel/debug/tracing/kprobe_profile could not be read: Permission denied', 7, 6],
+    ]);
+    expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBeUndefined();
+  });
+  it('read again later (with the rights), the values stand and nothing is stated unknown', () => {
+    const x = read(`A kretprobe on vfs_read loses returns.\n\n${PROFILE}\n\`\`\`\n$ sudo cat /sys/kernel/debug/tracing/kprobe_profile\n  r_vfs_read_0                                      4120               3\n\`\`\`\n`);
+    expect(x.unknown).toEqual([]);
+    expect(at(x.case as unknown as Obj, 'counters.end.nmissed')).toBe(3);
+  });
+  it('a listing of kprobes/list that is not there leaves armed unknown; a file of no reader leaves nothing', () => {
+    expect(read("```\n# cat /sys/kernel/debug/kprobes/list\ncat: /sys/kernel/debug/kprobes/list: No such file or directory\n```\n").unknown.map((u) => u.path)).toEqual(['probe.armed']);
+    expect(read("```\n$ cat /etc/shadow\ncat: /etc/shadow: Permission denied\n```\n").unknown).toEqual([]);
+  });
+});
