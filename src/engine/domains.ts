@@ -133,6 +133,17 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
       return [...new Set([1, 2, 4, 8, ...[known.get('kernel.possible_cpu_count')].filter((v): v is number => typeof v === 'number')])];
     case 'probe.maxactive.requested':
       return numbers(known, -1, false);
+    case 'ledger.entry_events': {
+      // A separate entry probe counts every call that reached the return probe: the accepted,
+      // the rejected and the pool-missed ones (docs/case-format.md, the accounting identity). So a
+      // ledger count plus a counted miss rise is a value of its own, as a gap is for the others
+      // (20 entries and 4 pool misses: 24 hits, the one figure that fits both).
+      const counts = numbers(known, 0, false);
+      const ledger = [...known].filter(([n, v]) => n.startsWith('ledger.') && typeof v === 'number' && Number.isFinite(v)).map(([, v]) => v as number);
+      const rises = [...known].filter(([n, v]) => n.startsWith('counters.delta.') && typeof v === 'number' && v > 0).map(([, v]) => v as number);
+      for (const a of ledger) for (const b of rises) counts.push(a + b);
+      return [...new Set(counts)].sort((a, b) => a - b);
+    }
   }
   if (f.type === 'number') return numbers(known, 0, isTime(field));
   return labels(known, [field], 'other');

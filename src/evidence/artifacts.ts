@@ -230,6 +230,8 @@ function plySession(lines: string[], f: Facts): void {
   const at = lines.findIndex((l) => PLY_SESSION.test(l));
   if (at < 0) return;
   const needle = /ply: \w+/.exec(lines[at]!)![0];
+  // ply is a tool of its own (BPF programs read through its own perf buffers): `other`.
+  f.add('probe.interface', 'other', at + 1, needle);
   f.add('probe.registration.result', 'ok', at + 1, needle);
   f.add('probe.armed', true, at + 1, needle);
 }

@@ -51,15 +51,25 @@ export const ACCOUNTING: readonly Derivation[] = [
   },
   {
     name: 'accounting.accepted', type: 'number', basis: 'docs/case-format.md#the-accounting-identity',
-    description: 'calls that got an instance: entry records, else entry-probe hits less the calls that got none and the filtered calls',
-    inputs: ['ledger.entries', 'ledger.entry_events', 'counters.delta.missed_total', 'accounting.filtered'],
+    description: 'calls that got an instance: entry records, else entry-probe hits less the calls that got none and the filtered calls, where every miss counted is a pool miss (none of another part)',
+    inputs: ['ledger.entries', 'ledger.entry_events', 'counters.delta.missed_total', 'accounting.filtered', 'counters.delta.kprobe_nmissed', 'probe.kind'],
     derive: (i) => {
       const entries = num(i, 'ledger.entries');
+      if (entries !== undefined) return entries;
+      // From the entry probe only where the entry records a completion may fill in agree with it:
+      // they are at most the hits less the rejections and the pool misses
+      // (constraints/entry-events-cover-pool-misses) and, with no record lost, at least the hits
+      // less the rejections and every counted miss (constraints/entry-events-accounted). The two
+      // meet when no counted miss is another part's (kp.nmissed, a link's skips); with one, the
+      // records may be anything between, and a figure worked out before would be taken back
+      // (the search cut a branch holding a world on it: issue 20, a write-up's case).
       const ev = num(i, 'ledger.entry_events');
       const m = num(i, 'counters.delta.missed_total');
       const f = num(i, 'accounting.filtered');
-      const fromEvents = ev === undefined || m === undefined || f === undefined ? undefined : Math.max(0, ev - m - f);
-      return entries ?? fromEvents;
+      if (ev === undefined || m === undefined || f === undefined) return undefined;
+      // (An entry probe's misses are its own kprobe's: the calls it did not see, none of them a hit.)
+      if (!isEntryProbe(i) && num(i, 'counters.delta.kprobe_nmissed') !== 0) return undefined;
+      return Math.max(0, ev - m - f);
     },
   },
   {

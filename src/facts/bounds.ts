@@ -50,12 +50,16 @@ export const BOUNDS: readonly Derivation[] = [
   },
   {
     name: 'bounds.entry_hits_needed', type: 'number', floor: true, basis: 'Read missed and filtered cases separately; kernel-facts.md §2 (a call that finds the pool empty is missed after the kprobe fired)',
-    description: 'entry-probe hits the return probe\'s own counts call for: entry records, rejections, and the calls beyond the pool at the demand peak (each a pool miss, and each passed the entry probe first)',
-    inputs: ['bounds.entries_and_filtered', 'capacity.pool_excess'],
+    description: 'entry-probe hits the return probe\'s own counts call for: entry records, rejections, and its pool misses (each passed the entry probe first): the counted rise of rp->nmissed, or at least the calls beyond the pool at the demand peak',
+    inputs: ['bounds.entries_and_filtered', 'capacity.pool_excess', 'counters.delta.nmissed'],
     derive: (i) => {
       const a = num(i, 'bounds.entries_and_filtered');
       const x = num(i, 'capacity.pool_excess');
-      return a === undefined || x === undefined ? undefined : a + x;
+      // A pool miss happens in the return probe's pre-handler, after the kprobe at the function's
+      // entry fired (kernel-facts.md §2): every one counted is a call a separate entry probe saw.
+      const counted = num(i, 'counters.delta.nmissed');
+      const missed = x === undefined ? counted : counted === undefined ? x : Math.max(x, counted);
+      return a === undefined || missed === undefined ? undefined : a + missed;
     },
   },
   {

@@ -25,12 +25,17 @@ const fired = (i: Inputs) => FIRED.some((k) => (num(i, k) ?? 0) > 0);
 function recordChannels(i: Inputs): Array<[number | undefined, boolean | undefined]> {
   const [events, printk, overruns, recursion] = ['ledger.lost_events', 'ledger.printk_dropped', 'ledger.buffer_overruns', 'counters.recursion_misses_seen'].map((k) => num(i, k));
   const iface = str(i, 'probe.interface');
-  const printkApplies = iface === undefined || (iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false);
+  // With the interface unknown, whether a channel is this probe's is unknown too (a completion
+  // may make it a module, whose records no tracer buffer carries, or a tracefs event, which
+  // prints nothing): a loss there may be one of its records, and read as one it was taken back.
+  const printkApplies = iface === undefined ? undefined : iface === 'module' && bool(i, 'probe.handler.heavy_printk') !== false;
   // Another tool is a BPF program when the case says how it sits on the return; unsaid, it may be
   // one (src/facts/capacity.ts bpfAttachOpen): whether its channels apply is then unknown.
   const bpf: boolean | undefined = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined || (iface === 'other' && str(i, 'probe.bpf_attach') !== undefined) ? true : iface === 'other' && bpfAttachOpen(i) ? undefined : false;
-  const overrunsApplies = iface === undefined || iface === 'perf-probe' ? true : bpf;
-  const recursionApplies = iface === undefined ? true : bpf;
+  // Another tool (ply, SystemTap, a bcc script, an agent) reads its records through buffers of its
+  // own, BPF program or not: their overruns are its records lost.
+  const overrunsApplies = iface === undefined ? undefined : iface === 'perf-probe' || iface === 'other' ? true : bpf;
+  const recursionApplies = iface === undefined ? undefined : bpf;
   return [[events, true], [printk, printkApplies], [overruns, overrunsApplies], [recursion, recursionApplies]];
 }
 
