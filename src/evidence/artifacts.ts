@@ -25,7 +25,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -216,6 +216,9 @@ const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*#\s*entries-in-buffer\/entries
 const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost Samples:\s*(\d+)\b/i;
 
 const GO_SYMBOL = /^\s*symbol '([A-Za-z_][\w.]*)' not found: (.+)$/m;
+
+/** SystemTap's per-probe miss report at exit (runtime/linux/kprobes.c): part 1 rp->nmissed, part 2 kp.nmissed. */
+const STAP_MISSED = /^\s*(?:WARNING: )?Skipped due to missed kretprobe\/([12]) on '([^']+)': (\d+)\s*$/m;
 
 /** ply's session lines (src/ply/ply.c main): "ply: active" once ply_load() attached every probe and ply_start() enabled them, "ply: deactivating" as it stops them. */
 // Its stderr line may follow its own "lost N events" unbroken (ply#16: "error: lost 52 eventsply: deactivating").
@@ -838,6 +841,46 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       const f = new Facts(lines);
       plySession(lines, f);
       return { kind: 'ply', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // SystemTap's report at module exit, when the script ran with timing (-t, STP_TIMING): for a
+    // `.return` probe, "Skipped due to missed kretprobe/1 on 'PP': N" is its kretprobe's nmissed
+    // (the pool ran dry) and ".../2 ...: N" its kprobe's kp.nmissed, each printed only when not 0
+    // and read as the probe is unregistered (runtime/linux/kprobes.c stapkp_add_missed): the
+    // totals of the one registration the session made, which started at 0. The total "skipped
+    // probes" of "Number of errors: E, skipped probes: S" also counts lock timeouts, reentrancy and
+    // other causes of SystemTap's own: it is not a kretprobe's miss count, and is read as nothing.
+    kind: 'systemtap',
+    command: /^stap\b/,
+    sniff: (text) => STAP_MISSED.test(text) || /^WARNING: Number of errors: \d+, skipped probes: \d+/m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const seen: Array<{ line: number; part: '1' | '2'; pp: string; n: number }> = [];
+      lines.forEach((l, i) => {
+        const m = new RegExp(STAP_MISSED.source).exec(l);
+        if (m) seen.push({ line: i + 1, part: m[1] as '1' | '2', pp: m[2] ?? '', n: Number(m[3]) });
+      });
+      // One return probe point: with several, a count is one of them and the case is which is asked.
+      const pps = [...new Set(seen.map((x) => x.pp))];
+      if (pps.length !== 1) return { kind: 'systemtap', facts: [], problems: [] };
+      const pp = pps[0]!;
+      const symbol = /\bfunction\("([A-Za-z_][\w.]*)(?:@[^"]*)?"\)/.exec(pp)?.[1];
+      const subject: Subject = { kind: 'return', ...(symbol ? { symbol } : {}) };
+      const first = seen[0]!;
+      f.add('probe.interface', 'module', first.line, 'Skipped', subject);
+      if (symbol) f.add('probe.target', symbol, first.line, symbol, subject);
+      f.add('counters.source', 'module-field', first.line, 'kretprobe/', subject);
+      for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', first.line, 'Skipped', subject);
+      for (const part of ['1', '2'] as const) {
+        const x = seen.find((y) => y.part === part);
+        const field = part === '1' ? 'nmissed' : 'kprobe_nmissed';
+        // Either line is printed only with timing on, which prints the other too when it is not 0.
+        f.add(`counters.start.${field}`, 0, first.line, 'Skipped', subject);
+        f.add(`counters.end.${field}`, x ? x.n : 0, x ? x.line : first.line, x ? String(x.n) : 'Skipped', subject);
+      }
+      return { kind: 'systemtap', facts: f.facts, problems: [] };
     },
   },
   {

@@ -21,7 +21,7 @@ export interface Artifact {
   lines: SourceLine[];
 }
 
-const COMMAND = /^\s*(?:(?:\S+@\S+)?[^\s$#]*[$#]\s+)?((?:sudo\s+)?(?:cat|echo|uname|bpftool|bpftrace|perf|dmesg|journalctl|grep|tail|head|python[23]?|insmod|modprobe|lsb_release|ply|strace)(?=\s|$).*)$/;
+const COMMAND = /^\s*(?:(?:\S+@\S+)?[^\s$#]*[$#]\s+)?((?:sudo\s+)?(?:cat|echo|uname|bpftool|bpftrace|perf|dmesg|journalctl|grep|tail|head|python[23]?|insmod|modprobe|lsb_release|ply|strace|stap)(?=\s|$).*)$/;
 const PROMPTED = /^\s*(?:\S+@\S+)?[^\s$#]*[$#]\s+\S/;
 
 const asText = (lines: SourceLine[]) => lines.map((l) => l.text).join('\n');

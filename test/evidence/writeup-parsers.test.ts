@@ -246,3 +246,25 @@ describe('a refused redirect into kprobe_events', () => {
     expect(r.facts.filter((f) => f.path === 'probe.registration.result').map((f) => [f.value, f.line, f.subject?.kind])).toEqual([['EACCES', 2, 'return']]);
   });
 });
+
+// SystemTap (runtime/linux/kprobes.c, stapkp_add_missed): at unregistration, with timing on
+// (stap -t), a `.return` probe's kretprobe nmissed is printed as "missed kretprobe/1" and its
+// kprobe's kp.nmissed as "missed kretprobe/2", each only when not 0. The session registered the
+// probe once, at its start: the counts are that registration's, from 0.
+describe('SystemTap\'s missed-kretprobe report', () => {
+  const facts = (t: string) => Object.fromEntries(readArtifact('systemtap', t).facts.map((f) => [f.path, f.value]));
+  it('is the session\'s one registration, both parts, the absent part 0', () => {
+    const out = "WARNING: Number of errors: 0, skipped probes: 41\nWARNING: Skipped due to missed kretprobe/1 on 'kernel.function(\"vfs_read@fs/read_write.c:450\").return': 37\n";
+    expect(sniffArtifact(out)).toBe('systemtap');
+    expect(facts(out)).toEqual({
+      'probe.interface': 'module', 'probe.target': 'vfs_read', 'counters.source': 'module-field',
+      'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-1', 'probe.registration.epoch': 'reg-1',
+      'counters.start.nmissed': 0, 'counters.end.nmissed': 37, 'counters.start.kprobe_nmissed': 0, 'counters.end.kprobe_nmissed': 0,
+    });
+    expect(facts("WARNING: Skipped due to missed kretprobe/2 on 'module(\"ext4\").function(\"ext4_sync_file\").return': 3\n")).toMatchObject({ 'probe.target': 'ext4_sync_file', 'counters.end.nmissed': 0, 'counters.end.kprobe_nmissed': 3 });
+  });
+  it('keeps SystemTap\'s own skipped-probe total apart, and two probe points unread', () => {
+    expect(facts('WARNING: Number of errors: 0, skipped probes: 37\n')).toEqual({});
+    expect(facts("WARNING: Skipped due to missed kretprobe/1 on 'kernel.function(\"vfs_read\").return': 3\nWARNING: Skipped due to missed kretprobe/1 on 'kernel.function(\"vfs_write\").return': 4\n")).toEqual({});
+  });
+});
