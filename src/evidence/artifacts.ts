@@ -530,14 +530,21 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       // starts a registration (register_kretprobe() sets nmissed to 0), "Missed probing N instances
       // of S" is printed when that registration ends. A count printed before a later "Planted" is
       // an ended registration's, not the current one's.
-      const plantedAt = (sym: string | undefined, after: number) => r.reports.find((x) => x.line > after && x.planted?.symbol === sym);
-      const lastPlantBefore = (sym: string | undefined, before: number) => [...r.reports].reverse().find((x) => x.line < before && x.planted?.symbol === sym);
+      // (A report that plants nothing is no registration: a count's symbol left unsaid matched every one.)
+      const plantedAt = (sym: string | undefined, after: number) => r.reports.find((x) => x.line > after && x.planted !== undefined && x.planted.symbol === sym);
+      const lastPlantBefore = (sym: string | undefined, before: number) => [...r.reports].reverse().find((x) => x.line < before && x.planted !== undefined && x.planted.symbol === sym);
+      const plantedSymbols = new Set(r.reports.filter((x) => x.planted !== undefined).map((x) => x.planted!.symbol));
       for (const rep of r.reports) {
         const subject: Subject = { kind: 'return', ...(rep.symbol ? { symbol: rep.symbol } : {}) };
-        if (rep.nmissed !== undefined && !rep.planted && plantedAt(rep.symbol, rep.line)) continue;
-        const plant = rep.nmissed !== undefined && rep.symbol !== undefined ? lastPlantBefore(rep.symbol, rep.line) : undefined;
+        // A count that names no function is of the function the log plants, when it plants one only.
+        const sym = rep.symbol ?? (plantedSymbols.size === 1 ? [...plantedSymbols][0] : undefined);
+        if (rep.nmissed !== undefined && !rep.planted && plantedAt(sym, rep.line)) continue;
+        const plant = rep.nmissed !== undefined && sym !== undefined ? lastPlantBefore(sym, rep.line) : undefined;
         if (plant) {
+          // Registration zeroes both counts: rp->nmissed in register_kretprobe(), kp->nmissed in
+          // register_kprobe() (kernel/kprobes.c, v6.12; kernel-facts.md §2).
           f.add('counters.start.nmissed', 0, plant.line, 'Planted', subject);
+          f.add('counters.start.kprobe_nmissed', 0, plant.line, 'Planted', subject);
           for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', plant.line, 'Planted', subject);
         }
         if (rep.planted) {

@@ -65,7 +65,9 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
   if (l.prefix !== undefined) r.prefix = l.prefix;
   const msg = l.message;
   let any = false;
-  const planted = /^Planted return probe at ([A-Za-z_][A-Za-z0-9_.]*)/.exec(msg);
+  // The sample's wording, and a module's own for the same event: register_kretprobe() returned 0
+  // ("registered kretprobe on nfsd_dispatch", "kretprobe registered for <f>").
+  const planted = /^Planted return probe at ([A-Za-z_][A-Za-z0-9_.]*)/.exec(msg) ?? /(?<![\w-])(?:registered (?:a |the )?kretprobe|kretprobe (?:was )?registered) (?:on|at|for) <?([A-Za-z_][A-Za-z0-9_.]*)>?/i.exec(msg);
   if (planted) {
     r.planted = { symbol: planted[1] ?? '' };
     r.symbol = planted[1] ?? '';

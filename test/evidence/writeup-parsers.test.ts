@@ -268,3 +268,24 @@ describe('SystemTap\'s missed-kretprobe report', () => {
     expect(facts("WARNING: Skipped due to missed kretprobe/1 on 'kernel.function(\"vfs_read\").return': 3\nWARNING: Skipped due to missed kretprobe/1 on 'kernel.function(\"vfs_write\").return': 4\n")).toEqual({});
   });
 });
+
+// A module's own log of its registration and of its struct at unregistration (issue 21 class 2):
+// register_kretprobe() zeroes rp->nmissed and register_kprobe() kp->nmissed, so the counts a
+// module prints when it unregisters are that registration's, from 0, even where the count line
+// does not name the function (the log plants one function only).
+describe('a module\'s own registration and unregistration lines', () => {
+  const LOG = '[ 1012.113301] myprobe: registered kretprobe on nfsd_dispatch, maxactive=20\n[ 1300.551002] myprobe: unregistering, nmissed=57 maxactive=20\n[ 1300.551010] myprobe: kp.nmissed=0\n';
+  const facts = (t: string) => readArtifact('dmesg', t).facts.map((f) => [f.path, f.value, f.line]);
+  it('are one registration: started at 0, the unnamed count its end', () => {
+    expect(facts(LOG)).toEqual(expect.arrayContaining([
+      ['probe.registration.result', 'ok', 1], ['probe.target', 'nfsd_dispatch', 1],
+      ['counters.start.nmissed', 0, 1], ['counters.start.kprobe_nmissed', 0, 1], ['counters.start.epoch', 'reg-1', 1],
+      ['counters.end.nmissed', 57, 2], ['probe.maxactive.effective', 20, 2], ['counters.end.kprobe_nmissed', 0, 3],
+    ]));
+  });
+  it('(guard) "unregistered" starts nothing, and a count before a later registration is an ended one\'s', () => {
+    expect(facts('[ 5.1] myprobe: kretprobe unregistered for nfsd_dispatch\n').filter((f) => f[0] === 'probe.registration.result')).toEqual([]);
+    const two = '[ 1.0] m: registered kretprobe on f\n[ 2.0] m: nmissed=3\n[ 3.0] m: registered kretprobe on f\n';
+    expect(facts(two).filter((f) => f[0] === 'counters.end.nmissed')).toEqual([]);
+  });
+});
