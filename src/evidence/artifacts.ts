@@ -1061,8 +1061,10 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   if (r.lost.length) f.add('ledger.buffer_overruns', lost, r.lost[0]!.line, 'Lost');
   // A script that reads `struct kretprobe` as the probe is unregistered prints its fields: the
   // registration's final miss count and its pool as allocated (what the kernel set, default or not).
-  if (/\bunregister_kretprobe\b/.test(text) && /struct kretprobe\b/.test(text)) {
-    const at = lines.findIndex((l, i) => i > (r.attached?.line ?? 0) - 1 && /^\s*nmissed[=:]\s*\d+/.test(l));
+  // (kprobe: on unregister_kretprobe or unregister_kretprobes, which the single call goes through,
+  // with a cast of arg0; fentry:/kfunc: with the typed args->rp / args.rps.)
+  if (/\bunregister_kretprobes?\b/.test(text) && (/struct kretprobe\b/.test(text) || /(?:^|[^\w])(?:fentry|kfunc):unregister_kretprobes?\b/m.test(text))) {
+    const at = lines.findIndex((l, i) => i > (r.attached?.line ?? 0) - 1 && /^\s*(?:rp\.)?nmissed[=:]\s*\d+/.test(l));
     if (at >= 0) {
       const l = lines[at]!;
       f.add('counters.end.nmissed', Number(/nmissed[=:]\s*(\d+)/.exec(l)![1]), at + 1, 'nmissed');
@@ -1073,6 +1075,12 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', at + 1, 'nmissed');
       const max = /\bmaxactive[=:]\s*(\d+)/.exec(l);
       if (max) f.add('probe.maxactive.effective', Number(max[1]), at + 1, 'maxactive');
+      // Its kprobe's count beside it, cleared by register_kprobe() at the same registration.
+      const kp = /\bkp\.nmissed[=:]\s*(\d+)/.exec(l);
+      if (kp) {
+        f.add('counters.start.kprobe_nmissed', 0, at + 1, 'kp.nmissed');
+        f.add('counters.end.kprobe_nmissed', Number(kp[1]), at + 1, 'kp.nmissed');
+      }
     }
   }
   return { kind, facts: f.facts, problems: r.problems };

@@ -289,3 +289,16 @@ describe('a module\'s own registration and unregistration lines', () => {
     expect(facts(two).filter((f) => f[0] === 'counters.end.nmissed')).toEqual([]);
   });
 });
+
+// A bpftrace session that reads the kretprobe as it is unregistered (issue 21 class 2): on
+// unregister_kretprobes, which unregister_kretprobe() goes through with an array of one
+// (kernel/kprobes.c), and with the kprobe's own count beside the pool's.
+describe('struct kretprobe fields read at unregistration by bpftrace', () => {
+  it('reads the batch call and kp.nmissed, both from 0', () => {
+    const out = "bpftrace -e 'kprobe:unregister_kretprobes { $rp = *(struct kretprobe **)arg0; printf(\"nmissed=%d kp.nmissed=%lu maxactive=%d\\n\", $rp->nmissed, $rp->kp.nmissed, $rp->maxactive); }'\nAttaching 1 probe...\nnmissed=12 kp.nmissed=3 maxactive=40\n";
+    const facts = Object.fromEntries(readArtifact('bpftrace', out).facts.map((f) => [f.path, f.value]));
+    expect(facts).toMatchObject({ 'counters.start.nmissed': 0, 'counters.end.nmissed': 12, 'counters.start.kprobe_nmissed': 0, 'counters.end.kprobe_nmissed': 3, 'probe.maxactive.effective': 40, 'counters.source': 'module-field' });
+    // A script on another function prints no kretprobe's fields.
+    expect(readArtifact('bpftrace', out.replace(/unregister_kretprobes/g, 'unregister_kprobes').replace('struct kretprobe', 'struct kprobe')).facts.filter((f) => f.path.startsWith('counters.'))).toEqual([]);
+  });
+});
