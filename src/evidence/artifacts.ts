@@ -204,6 +204,20 @@ const UNAME_ARCH = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|
 
 const UNAME_A = /^\s*Linux\s+(?:\S+\s+)?(\d+\.\d+\S*)\s+#/;
 
+/**
+ * The same output inside a line of text (a sentence, inline code): KERNEL-NAME [NODENAME] RELEASE
+ * #VERSION, with the version's SMP, PREEMPT or build date after it (not an issue number after a
+ * series, "Linux 6.1 #1234").
+ */
+const UNAME_INSIDE = /\bLinux\s+(?:[A-Za-z0-9][\w.-]*\s+)?[2-9]\.\d+\S*\s+#\d+\S*\s+(?:SMP|PREEMPT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s)/;
+
+/** Where `uname -a` output starts inside a line of text, or undefined: the uname reader reads it from there. */
+export function unameStart(line: string): number | undefined {
+  // Cheap test first: most lines of prose have no "#" at all.
+  if (!line.includes('#') || !line.includes('Linux')) return undefined;
+  return UNAME_INSIDE.exec(line)?.index;
+}
+
 /** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
 const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]+) /m;
 

@@ -4,7 +4,7 @@ import { setPath } from '../dotted.js';
 import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { schemaAt } from '../yamlfile.js';
-import { unreadableOf } from '../evidence/artifacts.js';
+import { unameStart, unreadableOf } from '../evidence/artifacts.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
 import { readDocument, type SourceLine, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
@@ -55,16 +55,10 @@ const pastedError = (l: { text: string }): boolean => {
   const c = t.charCodeAt(i);
   return (c === 84 || c === 99 || c === 119) && PASTED_ERROR.test(t);
 };
-/** `uname -a` output inside a line of prose: KERNEL-NAME [NODENAME] RELEASE #VERSION, the version's SMP, PREEMPT or build date after it (not an issue number after a series). */
-const UNAME_IN_PROSE = /\bLinux\s+(?:[A-Za-z0-9][\w.-]*\s+)?[2-9]\.\d+\S*\s+#\d+\S*\s+(?:SMP|PREEMPT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s)/;
-
 /** A prose line's `uname -a` output as a line of its own (from "Linux" on, at its column), or undefined. */
 function unameInProse(l: SourceLine): SourceLine | undefined {
-  // Cheap test first: most lines of prose have no "#" at all.
-  if (!l.text.includes('#') || !l.text.includes('Linux')) return undefined;
-  const m = UNAME_IN_PROSE.exec(l.text);
-  if (!m) return undefined;
-  return { line: l.line, col: l.col + m.index, text: l.text.slice(m.index).replace(/`.*$/, '') };
+  const at = unameStart(l.text);
+  return at === undefined ? undefined : { line: l.line, col: l.col + at, text: l.text.slice(at).replace(/`.*$/, '') };
 }
 
 /** The facts a tool's report of an unreadable file leaves unknown (src/evidence/artifacts.ts unreadableOf), on their write-up lines. */
