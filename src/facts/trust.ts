@@ -32,7 +32,7 @@ function recordChannels(i: Inputs): Array<[number | undefined, boolean | undefin
   // Another tool is a BPF program when the case says how it sits on the return; unsaid, it may be
   // one (src/facts/capacity.ts bpfAttachOpen): whether its channels apply is then unknown.
   const bpf: boolean | undefined = iface === 'bpftrace' || iface === 'bpf-link' || iface === 'fprobe' || bpfAttach(i) !== undefined || (iface === 'other' && str(i, 'probe.bpf_attach') !== undefined) ? true : iface === 'other' && bpfAttachOpen(i) ? undefined : false;
-  // Another tool (ply, SystemTap, a bcc script, an agent) reads its records through buffers of its
+  // Another tool (ply, a bcc script, an agent) reads its records through buffers of its
   // own, BPF program or not: their overruns are its records lost.
   const overrunsApplies = iface === undefined ? undefined : iface === 'perf-probe' || iface === 'other' ? true : bpf;
   const recursionApplies = iface === undefined ? undefined : bpf;
