@@ -9,6 +9,7 @@ import { loadRulesSnapshot, type SnapshotRuleSet } from './rules-snapshot.js';
 import { defaultRulesDir } from '../rules/dir.js';
 import { versions as readVersions, type Versions } from '../version.js';
 import type { AuditInput } from './inputs.js';
+import { errorToWire, inputToWire, type WireError, type WireInput } from './wire.js';
 
 /**
  * What `audit` does with one loaded input, wherever it runs (the main thread, or a worker of
@@ -53,30 +54,28 @@ export async function judgeLoaded(input: AuditInput | InputError, rules: AuditRu
   return { input, v, time: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
-/**
- * A Judged as it crosses between threads: plain data (structured clone keeps no class, getter
- * or function). The input keeps its text, so the receiving side parses its positioned YAML only
- * if a report asks for positions (SARIF), as the sending side would have.
- */
-export type WireJudged =
-  | { input: Omit<AuditInput, 'loaded'> & { text: string; data: AuditInput['loaded']['data'] }; v: CaseVerdict; time: number }
-  | { skipped: { file?: string | undefined; line?: number | undefined; col?: number | undefined; expected: string; got?: string | undefined }; file: string };
+export type { WireError, WireInput };
+
+/** A Judged as it crosses between threads. */
+export type WireJudged = { input: WireInput; v: CaseVerdict; time: number } | { skipped: WireError; file: string };
 
 export function toWire(j: Judged): WireJudged {
-  if ('skipped' in j) {
-    const e = j.skipped;
-    return { skipped: { file: e.file, line: e.line, col: e.col, expected: e.expected, got: e.got }, file: j.file };
-  }
-  const { loaded, ...rest } = j.input;
-  return { input: { ...rest, text: loaded.text, data: loaded.data }, v: j.v, time: j.time };
+  if ('skipped' in j) return { skipped: errorToWire(j.skipped), file: j.file };
+  return { input: inputToWire(j.input), v: j.v, time: j.time };
+}
+
+/** The receiving side of wire.ts: the loaded input again, its positioned YAML parsed on demand. */
+export function inputFromWire(w: WireInput): AuditInput {
+  const { text, data, ...rest } = w;
+  const loaded = rest.writeup ? writeupLoaded(rest.file, data, text) : lazyYaml({ file: rest.file, data, text });
+  return { ...rest, loaded };
+}
+
+export function errorFromWire(e: WireError): InputError {
+  return new InputError({ file: e.file, line: e.line, col: e.col }, e.expected, e.got);
 }
 
 export function fromWire(w: WireJudged): Judged {
-  if ('skipped' in w) {
-    const e = w.skipped;
-    return { skipped: new InputError({ file: e.file, line: e.line, col: e.col }, e.expected, e.got), file: w.file };
-  }
-  const { text, data, ...rest } = w.input;
-  const loaded = rest.writeup ? writeupLoaded(rest.file, data, text) : lazyYaml({ file: rest.file, data, text });
-  return { input: { ...rest, loaded }, v: w.v, time: w.time };
+  if ('skipped' in w) return { skipped: errorFromWire(w.skipped), file: w.file };
+  return { input: inputFromWire(w.input), v: w.v, time: w.time };
 }

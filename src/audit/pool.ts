@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import { InputError } from '../errors.js';
 import type { Waiver } from '../case/waivers.js';
 import { loadInput, loadInputs, shippedLoaders, type InputRef, type LoaderContext } from './inputs.js';
+import { Lane, type LaneReply, type LaneRequest } from './lane.js';
 import { fromWire, judgeLoaded, type AuditRules, type Judged, type WireJudged } from './judge.js';
 
 /**
@@ -27,20 +27,22 @@ export interface PoolWorkerData {
   rulesOption: string | undefined;
   configWaivers: Waiver[];
 }
-export interface PoolRequest {
-  seq: number;
-  refs: InputRef[];
-}
-export type PoolReply = { seq: number; out: WireJudged[] } | { seq: number; failed: string };
+export type PoolRequest = LaneRequest;
+export type PoolReply = LaneReply<WireJudged>;
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
 /**
- * CPU time no process used, in cores, between two readings of /proc/stat: what a worker
- * started now would get. Undefined where there is no /proc/stat (then the load average says).
+ * Cores idle besides this process's main thread, between two readings of /proc/stat: what a
+ * worker started now would get. This process's own other threads (V8 compiles and collects on
+ * threads of its own, most while a run warms up: half a core here) are counted as idle, since a
+ * worker competes with them only while they last. Undefined where there is no /proc/stat (then
+ * the load average says).
  */
 export class IdleCores {
   private readonly first = IdleCores.read();
+  private readonly cpu = process.cpuUsage();
+  private readonly wall = process.hrtime.bigint();
   private static read(): { idle: number; total: number } | undefined {
     try {
       const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0]!;
@@ -58,7 +60,12 @@ export class IdleCores {
     const a = this.first;
     const b = IdleCores.read();
     if (!a || !b || b.total - a.total < 10) return undefined;
-    return (cores * (b.idle - a.idle)) / (b.total - a.total);
+    const idle = (cores * (b.idle - a.idle)) / (b.total - a.total);
+    const wallUs = Number(process.hrtime.bigint() - this.wall) / 1000;
+    const used = process.cpuUsage(this.cpu);
+    // This process's threads beyond the main one, in cores.
+    const ours = wallUs > 0 ? Math.max(0, (used.user + used.system) / wallUs - 1) : 0;
+    return Math.min(cores - 1, idle + ours);
   }
 }
 
@@ -79,6 +86,22 @@ export function workersFor(jobs: number | undefined, inputs: number, idleCores: 
   const idle = idleCores ?? Math.max(0, cores - 1 - (load ?? cores));
   return Math.max(0, Math.min(cores - 1, Math.floor(idle + 0.25) - 1));
 }
+
+/**
+ * Whether a batch that the main thread judges alone is read on a second thread (src/audit/reader.ts):
+ * a batch of POOL_MIN_INPUTS files or more, with most of a core idle besides the main thread's
+ * (measured as for workersFor, else the load average). The reading thread takes the reading and
+ * parsing off the main thread, which then only judges: on an idle 2-core machine a 10,000-case
+ * audit took a third less time. With that core busy it would only add its messages (and compete
+ * with whatever keeps the core busy), so the main thread reads alone.
+ */
+export function readerPays(inputs: number, idleCores: number | undefined, cores = availableParallelism(), load = loadavg()[0]): boolean {
+  if (inputs < POOL_MIN_INPUTS || cores < 2) return false;
+  const idle = idleCores ?? Math.max(0, cores - 1 - (load ?? cores));
+  return idle >= READER_IDLE;
+}
+/** The idle share of a core (beyond the main thread's) from which a reading thread pays. */
+export const READER_IDLE = 0.75;
 
 export interface JudgeAllOptions {
   rules: AuditRules;
@@ -114,8 +137,20 @@ export async function* judgeAll(refs: AsyncIterable<InputRef | InputError>, o: J
     next: async () => (head.length ? { done: false, value: head.shift()! } : ended ? { done: true, value: undefined } : it.next()),
   };
   if (workers === 0) {
-    const all = { [Symbol.asyncIterator]: () => rest };
-    for await (const input of loadInputs(all, o.readStdin, 8, loader)) yield await judgeLoaded(input, o.rules, o.configWaivers);
+    const judgeHere = async function* (from: AsyncIterator<InputRef | InputError>) {
+      for await (const input of loadInputs({ [Symbol.asyncIterator]: () => from }, o.readStdin, 8, loader)) yield await judgeLoaded(input, o.rules, o.configWaivers);
+    };
+    if (!canPool || o.jobs !== undefined || ended) {
+      yield* judgeHere(rest);
+      return;
+    }
+    // A big batch: its first files are judged here, and the idle time measured meanwhile (the
+    // main thread busy) decides whether the rest is read on a second thread.
+    const first = head.splice(0);
+    let i = 0;
+    yield* judgeHere({ next: async () => (i < first.length ? { done: false, value: first[i++]! } : { done: true, value: undefined }) });
+    const read = readerPays(first.length, o.idle.now()) ? (await import('./reader.js')).loadInputsOnThread(it, o.readStdin, loader) : loadInputs({ [Symbol.asyncIterator]: () => it }, o.readStdin, 8, loader);
+    for await (const input of read) yield await judgeLoaded(input, o.rules, o.configWaivers);
     return;
   }
   yield* pooled(rest, o, loader, workers);
@@ -136,7 +171,7 @@ async function* pooled(it: AsyncIterator<InputRef | InputError>, o: JudgeAllOpti
   };
   // worker_threads is loaded only when a batch is judged on several threads.
   const { Worker } = await import('node:worker_threads');
-  const lanes = Array.from({ length: count }, () => new Lane(new Worker(WORKER_URL, { workerData: { rulesOption: o.rulesOption, configWaivers: o.configWaivers } satisfies PoolWorkerData, execArgv: [] }), local));
+  const lanes = Array.from({ length: count }, () => new Lane(new Worker(WORKER_URL, { workerData: { rulesOption: o.rulesOption, configWaivers: o.configWaivers } satisfies PoolWorkerData, execArgv: [] }), local, fromWire));
   // At most this many chunks judged ahead of the one printed next (memory stays bounded).
   const window = count * AHEAD + 2;
   const slots = new Map<number, Slot>();
@@ -203,50 +238,5 @@ async function* pooled(it: AsyncIterator<InputRef | InputError>, o: JudgeAllOpti
     }
   } finally {
     for (const lane of lanes) lane.close();
-  }
-}
-
-/** One worker thread and the chunks it has been sent. A worker that fails hands its chunks back to the main thread. */
-class Lane {
-  private readonly waiting = new Map<number, { chunk: InputRef[]; resolve: (v: Judged[]) => void; reject: (e: unknown) => void }>();
-  open = true;
-
-  /** `worker`: started with no inherited node flags (ours need none, and some stop a worker from starting at all). */
-  constructor(private readonly worker: Worker, private readonly local: (chunk: InputRef[]) => Promise<Judged[]>) {
-    this.worker.on('message', (m: PoolReply) => {
-      const w = this.waiting.get(m.seq);
-      if (!w) return;
-      this.waiting.delete(m.seq);
-      if ('failed' in m) this.local(w.chunk).then(w.resolve, w.reject);
-      else w.resolve(m.out.map(fromWire));
-    });
-    const fail = () => {
-      // The worker is gone (it could not start, or died): its chunks are judged here instead.
-      this.open = false;
-      for (const [seq, w] of this.waiting) {
-        this.waiting.delete(seq);
-        this.local(w.chunk).then(w.resolve, w.reject);
-      }
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', fail);
-  }
-
-  get inFlight(): number {
-    return this.waiting.size;
-  }
-
-  run(seq: number, chunk: InputRef[]): Promise<Judged[]> {
-    return new Promise((resolve, reject) => {
-      this.waiting.set(seq, { chunk, resolve, reject });
-      const req: PoolRequest = { seq, refs: chunk };
-      this.worker.postMessage(req);
-    });
-  }
-
-  close(): void {
-    this.open = false;
-    this.worker.removeAllListeners('exit');
-    void this.worker.terminate();
   }
 }

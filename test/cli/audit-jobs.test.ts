@@ -36,6 +36,14 @@ describe('audit --jobs', () => {
     }
   }, 240_000);
 
+  it('gives the same output when it chooses its threads itself (a batch may be read on a second thread)', () => {
+    const target = path.join(dir, 'cases');
+    const one = cli(['audit', target, '--format', 'json', '--jobs', '1']);
+    const auto = cli(['audit', target, '--format', 'json']);
+    expect({ code: auto.code, stderr: auto.stderr }).toEqual({ code: one.code, stderr: one.stderr });
+    expect(auto.stdout.split('\n')).toEqual(one.stdout.split('\n'));
+  }, 120_000);
+
   it('keeps reference mode: --expect met on several threads', () => {
     const r = cli(['audit', path.join(ROOT, 'cases'), '--expect', '--jobs', '2']);
     expect(r.code).toBe(0);
