@@ -10,6 +10,8 @@
 /** A control character, or (kept when colour is on) one of the SGR sequences the tool's own colours use. */
 const CONTROL = /\x1b\[(?:1|2|22|31|32|33|35|36|39)m|[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 const ANY = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
+/** ANY without the newline: text output keeps its newlines, so a text of lines and nothing else is left as it is without a pass over it. */
+const ANY_BUT_NEWLINE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 export interface EscapeOptions {
   /** Newlines are kept (text output); without it the text becomes one line (an error line). */
@@ -26,7 +28,7 @@ function escapeOne(ch: string): string {
 
 /** `text` with every control character escaped (see the module comment). Pure. */
 export function escapeControls(text: string, options: EscapeOptions = {}): string {
-  if (!ANY.test(text)) return text;
+  if (!(options.newlines ? ANY_BUT_NEWLINE : ANY).test(text)) return text;
   return text.replace(CONTROL, (m) => {
     if (m.length > 1) return options.sgr ? m : m.replace(/\x1b/, '\\u001b');
     if (m === '\n' && options.newlines) return m;

@@ -89,7 +89,7 @@ export function workersFor(jobs: number | undefined, inputs: number, idleCores: 
 
 /**
  * Whether a batch that the main thread judges alone is read on a second thread (src/audit/reader.ts):
- * a batch of POOL_MIN_INPUTS files or more, with most of a core idle besides the main thread's
+ * `inputs`, the case files among its first POOL_MIN_INPUTS files, are all of them, with most of a core idle besides the main thread's
  * (measured as for workersFor, else the load average). The reading thread takes the reading and
  * parsing off the main thread, which then only judges: on an idle 2-core machine a 10,000-case
  * audit took a third less time. With that core busy it would only add its messages (and compete
@@ -149,7 +149,7 @@ export async function* judgeAll(refs: AsyncIterable<InputRef | InputError>, o: J
     const first = head.splice(0);
     let i = 0;
     yield* judgeHere({ next: async () => (i < first.length ? { done: false, value: first[i++]! } : { done: true, value: undefined }) });
-    const read = readerPays(first.length, o.idle.now()) ? (await import('./reader.js')).loadInputsOnThread(it, o.readStdin, loader) : loadInputs({ [Symbol.asyncIterator]: () => it }, o.readStdin, 8, loader);
+    const read = readerPays(first.filter((r) => !(r instanceof InputError) && r.kind === 'case').length, o.idle.now()) ? (await import('./reader.js')).loadInputsOnThread(it, o.readStdin, loader) : loadInputs({ [Symbol.asyncIterator]: () => it }, o.readStdin, 8, loader);
     for await (const input of read) yield await judgeLoaded(input, o.rules, o.configWaivers);
     return;
   }
