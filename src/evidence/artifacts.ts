@@ -7,7 +7,7 @@ import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
 import { errnoForReason, parseErrorLog } from './errorLog.js';
 import { parseKallsyms } from './kallsyms.js';
 import { parseProcVersion, parseUnameMachine, parseUnameRelease, preemptionOf, preemptTokenOf } from './kernelVersion.js';
-import { parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
+import { DEFAULT_KPROBE_GROUP, parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile } from './kprobeProfile.js';
 import { isArmed, parseKprobesList } from './kprobesList.js';
 import { parsePerfProbe } from './perfProbe.js';
@@ -144,11 +144,27 @@ function definitionFacts(f: Facts, d: KprobeEventDef, line: number, readBack: bo
   if (readBack) f.add('probe.registration.result', 'ok', line, lead, subject);
 }
 
-/** The probe a tracefs command defines: its kind from the definition itself (`p:`/`r:`/`%return`), never assumed. */
+/**
+ * The probe a tracefs command defines: its kind from the definition itself (`p:`/`r:`/`%return`),
+ * never assumed. A command error_log quotes is one the kernel refused, often for its syntax
+ * (`p5:` gives a maxactive to an entry probe), so what it names is read without the full
+ * grammar: the letter, the `GROUP/EVENT` name and the symbol, each where it can be told.
+ */
 function commandSubject(command: string | undefined): Subject | undefined {
   if (command === undefined) return undefined;
   const d = parseKprobeEventLine(command);
-  return typeof d === 'string' ? undefined : defSubject(d);
+  if (typeof d !== 'string') return defSubject(d);
+  const m = /^\s*([prf])[^:\s]*(?::(\S*))?(?:\s+(\S+))?/.exec(command);
+  if (!m) return undefined;
+  const target = m[3];
+  const ret = m[1] === 'r' || target?.endsWith('%return') === true;
+  const s: Subject = { kind: ret ? 'return' : 'entry' };
+  const name = m[2];
+  // fprobe events default to their own group (kernel/trace/trace_fprobe.c FPROBE_EVENT_SYSTEM).
+  if (name) s.event = name.includes('/') ? name : `${m[1] === 'f' ? 'fprobes' : DEFAULT_KPROBE_GROUP}/${name}`;
+  const sym = target?.replace(/%return$/, '').replace(/\+.*$/, '');
+  if (sym && /^[A-Za-z_][\w.]*$/.test(sym)) s.symbol = sym;
+  return s;
 }
 
 const oneLine = <T extends { line?: number; problems: LineProblem[] }>(kind: ArtifactKind, parse: (t: string) => T, facts: (r: T, f: Facts) => void) => (text: string): ArtifactReading => {

@@ -118,6 +118,21 @@ describe('error_log', () => {
     expect(r.entries).toHaveLength(1);
   });
 
+  // A command error_log quotes is one the kernel refused, often for its syntax: the probe it names
+  // is read without the full grammar, so a refused entry probe's failure stays the entry probe's.
+  it.each([
+    ['a maxactive on an entry probe (BAD_MAXACT_TYPE)', 'Maxactive is not for kprobe', 'p5:myprobe vfs_read', { kind: 'entry', event: 'kprobes/myprobe', symbol: 'vfs_read' }],
+    ['a return probe with a bad fetch argument', 'Invalid fetch argument', 'r:kfix/ret pipe_read $nosuch', { kind: 'return', event: 'kfix/ret', symbol: 'pipe_read' }],
+    ['an fprobe exit, named in its own group', 'Maxactive is not for kprobe', 'f9:myfexit vfs_read%return', { kind: 'return', event: 'fprobes/myfexit', symbol: 'vfs_read' }],
+    ['a perf-style %return on p:', 'Invalid probed address or symbol', 'p:kprobes/r_x no_such_fn%return', { kind: 'return', event: 'kprobes/r_x', symbol: 'no_such_fn' }],
+  ])('binds the refused definition to its own probe: %s', (_n, reason, command, subject) => {
+    const text = `[  512.123456] trace_kprobe: error: ${reason}\n  Command: ${command}\n             ^\n`;
+    const r = readArtifact('error_log', text);
+    const result = r.facts.find((f) => f.path === 'probe.registration.result');
+    expect(result?.subject).toEqual(subject);
+    expect(r.facts.filter((f) => f.path === 'probe.registration.reason').map((f) => f.subject)).toEqual([subject]);
+  });
+
   // kernel/trace/trace_kprobe.c __trace_kprobe_create(): where the write is refused decides the errno.
   it.each([
     ['missing symbol on 6.12 (observed; validate_probe_symbol, parse_error)', 'Invalid probed address or symbol', {}, '6.12.95+deb12-amd64', 'EINVAL'],

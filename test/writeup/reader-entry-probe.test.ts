@@ -166,3 +166,30 @@ describe('a probe whose records are the workload\'s calls only (issue 21, whose 
     for (const [p, v] of Object.entries(facts)) expect(at(c, p), p).toEqual(v);
   });
 });
+
+// Our own example in the shape of the kernel's error_log (trace_probe.h error table): a thread
+// that pastes a refused entry-probe definition next to a working return probe. The refusal is the
+// entry probe's; before, its unparseable definition (`p5:` gives a maxactive to an entry probe)
+// named no probe, and its reason was merged into the return probe, which had registered.
+describe('a refused definition quoted by error_log is its own probe (issue 21, whose fact)', () => {
+  const text = [
+    '```',
+    "# bpftrace -e 'kretprobe:vfs_read { @[retval > 0] = count(); }'",
+    'Attaching 1 probe...',
+    '```',
+    '',
+    '```',
+    '# cat /sys/kernel/tracing/error_log',
+    '[  512.123456] trace_kprobe: error: Maxactive is not for kprobe',
+    '  Command: p5:myprobe vfs_read',
+    '           ^',
+    '```',
+    '',
+  ].join('\n');
+  it('leaves the return probe registered, without the entry probe\'s reason', () => {
+    const c = read(text);
+    expect(at(c, 'probe.target')).toBe('vfs_read');
+    expect(at(c, 'probe.registration.result')).toBe('ok');
+    expect(at(c, 'probe.registration.reason')).toBeUndefined();
+  });
+});
