@@ -215,6 +215,23 @@ function configPreemption(set: ReadonlyMap<string, { value: string; line: number
   return { value: false, line: choice.v!.line, symbol: `CONFIG_${choice.sym}` };
 }
 
+/**
+ * A grep of a kernel config that would have printed CONFIG_PREEMPT_DYNAMIC=y had the kernel set
+ * it (`grep PREEMPT /boot/config-$(uname -r)`, `zcat /proc/config.gz | grep -i preempt`): its
+ * output lacking that line says it is not set, as the collector's own grep does. A pattern that
+ * does not match the whole name, -v/-w/-x, or a filter after it that may cut lines (head, tail,
+ * sed, awk) leave it unknown.
+ */
+function grepKeepsDynamic(command: string | undefined): boolean {
+  if (!command || /\b(?:head|tail|sed|awk|cut)\b/.test(command)) return false;
+  const m = /\b[ez]?grep((?:\s+-[A-Za-z]+)*)\s+(['"]?)([A-Za-z_]+)\2(?=\s|$)/.exec(command);
+  if (!m) return false;
+  const flags = (m[1] ?? '').replace(/[\s-]/g, '');
+  if (/[^inhsaHr]/.test(flags)) return false;
+  const name = 'CONFIG_PREEMPT_DYNAMIC';
+  return flags.includes('i') ? name.toLowerCase().includes(m[3]!.toLowerCase()) : name.includes(m[3]!);
+}
+
 /** The machine name in `uname -a` output, after the release. */
 const UNAME_ARCH = /\s(x86_64|aarch64|arm64|armv[5-8]\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips64\w*|loongarch64)(?:\s|$)/;
 
@@ -764,7 +781,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         const m = CONFIG_LINE.exec(l);
         if (m) set.set((m[1] ?? m[3])!, { value: m[1] !== undefined ? (m[2] ?? '') : 'n', line: i + 1 });
       });
-      const preemption = configPreemption(set, ctx.collected === true);
+      const preemption = configPreemption(set, ctx.collected === true || grepKeepsDynamic(ctx.command));
       if (preemption) f.add('kernel.preemption', preemption.value, preemption.line, preemption.symbol);
       return { kind: 'kernel-config', facts: f.facts, problems: [] };
     },

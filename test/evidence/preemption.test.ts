@@ -58,6 +58,21 @@ describe('the preemption model from config lines', () => {
     // The collector greps PREEMPT_DYNAMIC wherever the kernel has it (collector/collect.sh CONFIG_RE).
     expect(preemptionOf('kernel-config', debian510, { collected: true })).toBe(false);
   });
+  // Our own examples of what users paste: a grep whose pattern matches CONFIG_PREEMPT_DYNAMIC would
+  // have printed it, had the kernel set it, as the collector's own grep would.
+  it.each([
+    { command: 'grep PREEMPT /boot/config-$(uname -r)', want: false },
+    { command: 'zcat /proc/config.gz | grep -i preempt', want: false },
+    { command: "grep -n 'CONFIG_PREEMPT' /boot/config-5.10.0-32-amd64", want: false },
+    // The pattern cannot match the DYNAMIC line, or the output may be cut: unknown.
+    { command: 'grep CONFIG_PREEMPT_VOLUNTARY /boot/config-$(uname -r)', want: undefined },
+    { command: 'grep -w PREEMPT /boot/config-$(uname -r)', want: undefined },
+    { command: 'grep PREEMPT /boot/config-$(uname -r) | head -3', want: undefined },
+    { command: "grep -E 'PREEMPT_(NONE|VOLUNTARY)' /boot/config-$(uname -r)", want: undefined },
+  ])('VOLUNTARY without a DYNAMIC line, printed by $command', ({ command, want }) => {
+    expect(preemptionOf('kernel-config', debian510, { command })).toBe(want);
+  });
+
   it('pasted config lines are recognised without their command, and by the command', () => {
     expect(sniffArtifact(debian61)).toBe('kernel-config');
   });
