@@ -14,7 +14,7 @@ import { parseYamlFast } from '../src/yamlfile.js';
 import { caseGenerator, root, writeTree } from './bench-inputs.js';
 import { POOL_MIN_INPUTS } from '../src/audit/pool.js';
 import { SEARCH_STATS } from '../src/verdict/worlds.js';
-import { loadInputsOnThread } from '../src/audit/reader.js';
+import { loadInputsOnThread, READER_STATS } from '../src/audit/reader.js';
 import type { InputRef } from '../src/audit/inputs.js';
 import { InputError } from '../src/errors.js';
 
@@ -109,7 +109,7 @@ const rssMb = process.resourceUsage().maxRSS / 1024;
 
 console.log(`cases:              ${N} (from ${gen.templates} reference cases, varied)`);
 console.log(`audit, one thread:  ${auditMs.toFixed(0)} ms  = ${(N / (auditMs / 1000)).toFixed(0)} cases/s   (target >= 2000)`);
-console.log(`audit, read on a second thread: ${threadMs.toFixed(0)} ms  = ${(N / (threadMs / 1000)).toFixed(0)} cases/s   (as the CLI reads a batch of ${POOL_MIN_INPUTS}+ files when a core is idle)`);
+console.log(`audit, read on a second thread: ${threadMs.toFixed(0)} ms  = ${(N / (threadMs / 1000)).toFixed(0)} cases/s   (as the CLI reads a batch of ${POOL_MIN_INPUTS}+ files when a core is idle; ${READER_STATS.thread} of ${READER_STATS.thread + READER_STATS.here} cases over all passes read there)`);
 console.log(`read+parse only:    ${parseMs.toFixed(0)} ms  = ${(N / (parseMs / 1000)).toFixed(0)} cases/s   (the floor: read + js-yaml on one thread, no validation)`);
 console.log(`+ validation:       ${(shapeMs - parseMs).toFixed(0)} ms without zod (the schema as plain data, every case it accepts), ${(zodMs - parseMs).toFixed(0)} ms with zod`);
 console.log(`audit / parse-only: ${ratioOne.toFixed(2)}x on one thread, ${ratioTwo.toFixed(2)}x read on a second thread   (target < 3x; median of ${PAIRS} interleaved pairs)`);
