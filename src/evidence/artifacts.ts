@@ -7,7 +7,7 @@ import { ERRNO_NAMES, parseDmesg } from './dmesg.js';
 import { errnoForReason, parseErrorLog } from './errorLog.js';
 import { parseKallsyms } from './kallsyms.js';
 import { parseProcVersion, parseUnameMachine, parseUnameRelease, preemptionOf, preemptTokenOf } from './kernelVersion.js';
-import { DEFAULT_KPROBE_GROUP, parseKprobeEventLine, parseKprobeEvents, type KprobeEventDef } from './kprobeEvents.js';
+import { DEFAULT_FPROBE_GROUP, DEFAULT_KPROBE_GROUP, parseDynamicEvents, parseKprobeEventLine, parseKprobeEvents, type FprobeEventDef, type KprobeEventDef } from './kprobeEvents.js';
 import { parseKprobeProfile } from './kprobeProfile.js';
 import { isArmed, parseKprobesList } from './kprobesList.js';
 import { parsePerfProbe } from './perfProbe.js';
@@ -24,7 +24,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
  */
 
 export type ArtifactKind =
-  | 'kprobe_profile' | 'kprobe_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
+  | 'kprobe_profile' | 'kprobe_events' | 'dynamic_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
   | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap';
 
 export type CitedValue = string | number | boolean | string[] | null;
@@ -144,6 +144,17 @@ function definitionFacts(f: Facts, d: KprobeEventDef, line: number, readBack: bo
   if (readBack) f.add('probe.registration.result', 'ok', line, lead, subject);
 }
 
+/** Facts of one fprobe event read back from dynamic_events: registered, with the pool its exit was given (fN:). */
+function fprobeFacts(f: Facts, d: FprobeEventDef): void {
+  const subject: Subject = { kind: d.exit ? 'return' : 'entry', event: `${d.group}/${d.event}`, symbol: d.symbol };
+  const lead = d.raw.split(/\s/)[0];
+  f.add('probe.interface', 'fprobe', d.line, lead, subject);
+  f.kindOf(subject, d.line, lead);
+  f.add('probe.target', d.symbol, d.line, d.symbol, subject);
+  if (d.exit && d.maxactive !== undefined) f.add('probe.maxactive.effective', d.maxactive, d.line, d.raw.split(':')[0], subject);
+  f.add('probe.registration.result', 'ok', d.line, lead, subject);
+}
+
 /**
  * The probe a tracefs command defines: its kind from the definition itself (`p:`/`r:`/`%return`),
  * never assumed. A command error_log quotes is one the kernel refused, often for its syntax
@@ -160,8 +171,7 @@ function commandSubject(command: string | undefined): Subject | undefined {
   const ret = m[1] === 'r' || target?.endsWith('%return') === true;
   const s: Subject = { kind: ret ? 'return' : 'entry' };
   const name = m[2];
-  // fprobe events default to their own group (kernel/trace/trace_fprobe.c FPROBE_EVENT_SYSTEM).
-  if (name) s.event = name.includes('/') ? name : `${m[1] === 'f' ? 'fprobes' : DEFAULT_KPROBE_GROUP}/${name}`;
+  if (name) s.event = name.includes('/') ? name : `${m[1] === 'f' ? DEFAULT_FPROBE_GROUP : DEFAULT_KPROBE_GROUP}/${name}`;
   const sym = target?.replace(/%return$/, '').replace(/\+.*$/, '');
   if (sym && /^[A-Za-z_][\w.]*$/.test(sym)) s.symbol = sym;
   return s;
@@ -687,6 +697,21 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       const r = parseKprobeEvents(text);
       for (const d of r.events) definitionFacts(f, d, d.line, true);
       return { kind: 'kprobe_events', facts: f.facts, problems: r.problems };
+    },
+  },
+  {
+    // Every dynamic event, kprobes and fprobes alike (kernel/trace/trace_dynevent.c): an fprobe exit
+    // event (`fN:GROUP/EVENT SYM%return`, 6.5 and later) is read back only here, never in kprobe_events.
+    kind: 'dynamic_events',
+    files: ['dynamic_events'],
+    command: /dynamic_events/,
+    sniff: readsAll(parseDynamicEvents, (r) => r.kprobes.length + r.fprobes.length),
+    read: (text) => {
+      const f = new Facts(linesOf(text));
+      const r = parseDynamicEvents(text);
+      for (const d of r.kprobes) definitionFacts(f, d, d.line, true);
+      for (const d of r.fprobes) fprobeFacts(f, d);
+      return { kind: 'dynamic_events', facts: f.facts, problems: r.problems };
     },
   },
   {

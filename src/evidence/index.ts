@@ -1,6 +1,6 @@
 // Kernel artifact parsers: pure text-in, facts-out functions, plus the bundle reader.
-export { parseKprobeEvents, parseKprobeEventLine, eventPath, DEFAULT_KPROBE_GROUP } from './kprobeEvents.js';
-export type { KprobeEventDef, FetchArg, KprobeEventsResult } from './kprobeEvents.js';
+export { parseKprobeEvents, parseKprobeEventLine, parseDynamicEvents, parseFprobeEventLine, eventPath, DEFAULT_KPROBE_GROUP, DEFAULT_FPROBE_GROUP } from './kprobeEvents.js';
+export type { KprobeEventDef, FprobeEventDef, FetchArg, KprobeEventsResult } from './kprobeEvents.js';
 export { parseKprobeProfile } from './kprobeProfile.js';
 export type { KprobeProfileRow, KprobeProfileResult } from './kprobeProfile.js';
 export { parseErrorLog, errnoForReason } from './errorLog.js';

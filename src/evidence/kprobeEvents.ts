@@ -190,3 +190,66 @@ function parseFetchArg(token: string): FetchArg | undefined {
 export function eventPath(def: Pick<KprobeEventDef, 'group' | 'event'>): string | undefined {
   return def.event === undefined ? undefined : `${def.group}/${def.event}`;
 }
+
+/**
+ * One fprobe event as tracefs `dynamic_events` reads it back (kernel/trace/trace_fprobe.c,
+ * trace_fprobe_show): `f[MAXACTIVE]:GROUP/EVENT SYM[%return] [FETCHARGS]`, MAXACTIVE only on an
+ * exit event that was given one (6.5 to 6.13; from 6.14 an exit takes none).
+ */
+export interface FprobeEventDef {
+  line: number;
+  /** An exit (`%return`): a return probe, like a kprobe `r` event. */
+  exit: boolean;
+  maxactive?: number;
+  group: string;
+  event: string;
+  symbol: string;
+  raw: string;
+}
+
+/** `FPROBE_EVENT_SYSTEM` in trace_fprobe.c: the group of an fprobe event named without one. */
+export const DEFAULT_FPROBE_GROUP = 'fprobes';
+
+/**
+ * Tracefs `dynamic_events`: every dynamic event, one per line. kprobe lines (`p`/`r`) are read as
+ * kprobe_events reads them and fprobe lines (`f`) as the kernel shows them; other kinds (uprobes,
+ * whose target is a path, eprobes `e:`, tracepoint probes `t:`) are not this tool's and are
+ * left alone, as are blank and `#` lines.
+ */
+export function parseDynamicEvents(text: string): { kprobes: KprobeEventDef[]; fprobes: FprobeEventDef[]; problems: LineProblem[] } {
+  const kprobes: KprobeEventDef[] = [];
+  const fprobes: FprobeEventDef[] = [];
+  const problems: LineProblem[] = [];
+  for (const { no, text: line } of numberedLines(text)) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const tokens = trimmed.split(/\s+/);
+    const head = tokens[0] ?? '';
+    if (/^[et][^:]*:/.test(head) || (/^[pr]/.test(head) && tokens[1]?.startsWith('/'))) continue;
+    if (head.startsWith('f')) {
+      const f = parseFprobeEventLine(trimmed, no);
+      if (typeof f === 'string') problems.push(problem(no, f, line));
+      else fprobes.push(f);
+      continue;
+    }
+    const k = parseKprobeEventLine(trimmed, no);
+    if (typeof k === 'string') problems.push(problem(no, k, line));
+    else kprobes.push(k);
+  }
+  return { kprobes, fprobes, problems };
+}
+
+/** One `f` line of dynamic_events (or as written: the group may be left out); a string says what was expected instead. */
+export function parseFprobeEventLine(line: string, no = 1): FprobeEventDef | string {
+  const tokens = line.trim().split(/\s+/);
+  const m = /^f(\d*):(?:([A-Za-z_][\w.-]*)\/)?([A-Za-z_][\w.-]*)$/.exec(tokens[0] ?? '');
+  if (!m) return 'an fprobe event f[MAXACTIVE]:[GROUP/]EVENT';
+  const target = tokens[1];
+  const t = target === undefined ? null : /^([A-Za-z_][\w.]*)(%return)?$/.exec(target);
+  if (!t) return 'a function after the event name (SYM or SYM%return)';
+  const exit = t[2] !== undefined;
+  if (m[1] !== '' && !exit) return 'no MAXACTIVE on an fprobe entry event (only an exit takes one)';
+  const def: FprobeEventDef = { line: no, exit, group: m[2] ?? DEFAULT_FPROBE_GROUP, event: m[3]!, symbol: t[1]!, raw: line.trim() };
+  if (m[1] !== '') def.maxactive = Number(m[1]);
+  return def;
+}

@@ -41,7 +41,7 @@ export interface LabObservation {
   /** Guest time from fresh registration to the end snapshot. */
   elapsedNs: number | undefined;
   /** The facts of each kernel artifact read, as the artifact table gives them (the same for a bundle and a write-up). */
-  artifactFacts?: Partial<Record<'uname_r' | 'cpu_possible' | 'kprobe_events' | 'error_log' | 'kprobe_profile' | 'buffer_stats', CitedFact[]>>;
+  artifactFacts?: Partial<Record<'uname_r' | 'cpu_possible' | 'kprobe_events' | 'dynamic_events' | 'error_log' | 'kprobe_profile' | 'buffer_stats', CitedFact[]>>;
   problems: string[];
 }
 
@@ -107,14 +107,11 @@ export async function observeBundle(dir: string): Promise<LabObservation> {
   const registeredEvents = await read('kprobe_events', readText(path.join(dir, 'registered.kprobe_events')));
   if (registeredEvents) artifactFacts.kprobe_events = registeredEvents.facts;
   let maxactive = factOf(registeredEvents, 'probe.maxactive.effective', gate)?.value as number | undefined;
-  // An fprobe exit event reads back from dynamic_events as `fN:kfix/gate pipe_read%return ...`
-  // (`f:` with the default pool, or from 6.14 where there is none).
-  const dynamicText = await readText(path.join(dir, 'registered.dynamic_events'));
-  if (maxactive === undefined && dynamicText !== undefined) {
-    const line = dynamicText.split('\n').find((l) => /^f\d*:kfix\/gate\s/.test(l));
-    const n = line === undefined ? undefined : /^f(\d+):/.exec(line)?.[1];
-    if (n !== undefined) maxactive = Number(n);
-  }
+  // An fprobe exit event reads back only from dynamic_events, as `fN:kfix/gate pipe_read%return ...`
+  // (`f:` with the default pool, or from 6.14 where there is none), read as a write-up reads it.
+  const dynamic = await read('dynamic_events', readText(path.join(dir, 'registered.dynamic_events')));
+  if (dynamic) artifactFacts.dynamic_events = dynamic.facts;
+  maxactive ??= factOf(dynamic, 'probe.maxactive.effective', gate)?.value as number | undefined;
   const registered = (meta.register_rc ?? []).length > 0 && (meta.register_rc ?? []).every((rc) => rc === 0);
 
   let errorReason: string | undefined;

@@ -19,6 +19,7 @@ import {
   familyRole,
 } from '../../src/evidence/index.js';
 import { readArtifact } from '../../src/evidence/artifacts.js';
+import { parseDynamicEvents, parseFprobeEventLine } from '../../src/evidence/kprobeEvents.js';
 
 describe('kprobe_events', () => {
   it.each([
@@ -68,6 +69,32 @@ describe('kprobe_events', () => {
     const { events, problems } = parseKprobeEvents(`p:ok/e f\n${line}\n`);
     expect(events).toHaveLength(1);
     expect(problems.map((p) => p.line)).toEqual([2]);
+  });
+});
+
+describe('dynamic_events', () => {
+  // kernel/trace/trace_fprobe.c trace_fprobe_show: f[MAXACTIVE]:GROUP/EVENT SYM[%return] ARGS; uprobes
+  // (a path target) and eprobes share the file and are not this tool's.
+  it('reads kprobe and fprobe lines and leaves other dynamic events alone', () => {
+    const r = parseDynamicEvents([
+      'r16:kfix/gate pipe_read arg1=$retval',
+      'f2:kfix/fgate pipe_read%return arg1=$retval',
+      'f:fprobes/vfs_read__entry vfs_read',
+      'p:uprobes/p_bash_0x4245c0 /bin/bash:0x00000000004245c0',
+      'e:eprobes/sys_open syscalls/sys_enter_openat',
+      '',
+    ].join('\n'));
+    expect(r.problems).toEqual([]);
+    expect(r.kprobes.map((d) => [d.kind, d.maxactive, `${d.group}/${d.event}`])).toEqual([['r', 16, 'kfix/gate']]);
+    expect(r.fprobes.map((d) => [d.exit, d.maxactive, `${d.group}/${d.event}`, d.symbol])).toEqual([
+      [true, 2, 'kfix/fgate', 'pipe_read'],
+      [false, undefined, 'fprobes/vfs_read__entry', 'vfs_read'],
+    ]);
+  });
+  it('takes the default group of a written line and refuses a maxactive on an entry event, by line', () => {
+    expect(parseFprobeEventLine('f:myexit vfs_read%return')).toMatchObject({ group: 'fprobes', event: 'myexit', exit: true });
+    const r = parseDynamicEvents('f4:fprobes/e vfs_read\n');
+    expect(r.problems.map((p) => [p.line, p.expected])).toEqual([[1, 'no MAXACTIVE on an fprobe entry event (only an exit takes one)']]);
   });
 });
 
