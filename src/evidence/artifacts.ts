@@ -1174,6 +1174,10 @@ const STRERROR: Record<string, string> = {
   'argument list too long': 'E2BIG',
   'invalid or incomplete multibyte or wide character': 'EILSEQ',
   'function not implemented': 'ENOSYS',
+  // Not a strerror() text but bcc's own words for one: src/cc/libbpf.c create_probe_event prints
+  // "cannot attach kprobe, probe entry may not exist" exactly when its write to kprobe_events
+  // failed with ENOENT (any other errno is printed with strerror()); bpftrace built on it too.
+  'probe entry may not exist': 'ENOENT',
 };
 
 /** The errno name of a strerror() text inside a message ("cannot attach kprobe, Device or resource busy"), or of "-16"/"errno 16". */

@@ -41,7 +41,8 @@ const ROWS: Array<{ name: string; url: string; text: string; facts: Record<strin
       '    (fn_name, event))',
       "Exception: Failed to attach BPF program b'kprobe__ipt_do_table' to kprobe b'ipt_do_table', it's not traceable (either non-existing, inlined, or marked as \"notrace\")",
     ].join('\n'),
-    facts: { 'probe.registration.result': 'error', 'probe.target': 'ipt_do_table' },
+    // bcc's src/cc/libbpf.c prints "probe entry may not exist" exactly when its kprobe_events write failed with ENOENT.
+    facts: { 'probe.registration.result': 'ENOENT', 'probe.target': 'ipt_do_table' },
   },
   {
     name: 'class 2/4: bcc\'s own event names in kprobe_profile: r_…_bcc_PID is the return event, p_… its entry twin',
@@ -273,9 +274,10 @@ describe('stated unknowns (issue 21 class 8)', () => {
 // the tool's, so quotation marks and its own hedge ("may not exist") do not make it someone else's.
 describe('attach refusals quoted in prose (issue 21 class 1)', () => {
   const read = (text: string) => extractWriteup(text, 'thread.md', lex);
-  it('a title quoting libbpf\'s "cannot attach kprobe, probe entry may not exist" is a failed registration, errno unknown (https://github.com/sustainable-computing-io/kepler/issues/847)', () => {
+  it('a title quoting bcc\'s "cannot attach kprobe, probe entry may not exist" is a registration that failed with ENOENT (https://github.com/sustainable-computing-io/kepler/issues/847)', () => {
+    // bcc's src/cc/libbpf.c create_probe_event prints these words only for ENOENT, strerror() otherwise.
     const x = read("# kepler rpm starts with 'cannot attach kprobe, probe entry may not exist'\n\nNothing else.\n");
-    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('error');
+    expect(at(x.case as unknown as Obj, 'probe.registration.result')).toBe('ENOENT');
   });
   it('bcc\'s "Failed to attach BPF to kprobe" quoted in a sentence, in a thread that names no return probe (https://github.com/yadutaf/tracepkt/issues/4)', () => {
     const x = read('# t\n\nRun on ubunt18.04 and got error message "Failed to attach Failed to attach BPF to kprobe". Any idea to debug this?\n');
