@@ -83,25 +83,28 @@ validated('shape');
 validated('zod');
 await audit();
 await audit({ thread: true });
-const shapeMs = validated('shape');
-const zodMs = validated('zod');
 const { ms: coldMs } = await audit({ memo: false });
-const runs: Array<{ parse: number; one: number; two: number }> = [];
+const runs: Array<{ parse: number; shape: number; zod: number; one: number; two: number }> = [];
 let before = { ...SEARCH_STATS };
 let last = { verdicts: new Map<string, number>(), same: 0 };
 let searched = { cases: 0, judgements: 0, inexact: 0, ranking: 0, remembered: 0 };
 for (let k = 0; k < PAIRS; k++) {
   const parse = parseOnly();
+  const shape = validated('shape');
+  const zod = validated('zod');
   before = { ...SEARCH_STATS };
   const one = await audit();
   searched = { cases: SEARCH_STATS.cases - before.cases, judgements: SEARCH_STATS.judgements - before.judgements, inexact: SEARCH_STATS.inexact - before.inexact, ranking: SEARCH_STATS.ranking - before.ranking, remembered: SEARCH_STATS.remembered - before.remembered };
   last = one;
   const two = await audit({ thread: true });
-  runs.push({ parse, one: one.ms, two: two.ms });
+  runs.push({ parse, shape, zod, one: one.ms, two: two.ms });
 }
 const parseMs = median(runs.map((r) => r.parse));
 const auditMs = median(runs.map((r) => r.one));
 const threadMs = median(runs.map((r) => r.two));
+// What validation adds to the floor, each pass against the floor pass next to it.
+const shapeAdds = median(runs.map((r) => r.shape - r.parse));
+const zodAdds = median(runs.map((r) => r.zod - r.parse));
 const ratioOne = median(runs.map((r) => r.one / r.parse));
 const ratioTwo = median(runs.map((r) => r.two / r.parse));
 const { verdicts, same } = last;
@@ -111,7 +114,7 @@ console.log(`cases:              ${N} (from ${gen.templates} reference cases, va
 console.log(`audit, one thread:  ${auditMs.toFixed(0)} ms  = ${(N / (auditMs / 1000)).toFixed(0)} cases/s   (target >= 2000)`);
 console.log(`audit, read on a second thread: ${threadMs.toFixed(0)} ms  = ${(N / (threadMs / 1000)).toFixed(0)} cases/s   (as the CLI reads a batch of ${POOL_MIN_INPUTS}+ files when a core is idle; ${READER_STATS.thread} of ${READER_STATS.thread + READER_STATS.here} cases over all passes read there)`);
 console.log(`read+parse only:    ${parseMs.toFixed(0)} ms  = ${(N / (parseMs / 1000)).toFixed(0)} cases/s   (the floor: read + js-yaml on one thread, no validation)`);
-console.log(`+ validation:       ${(shapeMs - parseMs).toFixed(0)} ms without zod (the schema as plain data, every case it accepts), ${(zodMs - parseMs).toFixed(0)} ms with zod`);
+console.log(`+ validation:       ${shapeAdds.toFixed(0)} ms without zod (the schema as plain data, every case it accepts), ${zodAdds.toFixed(0)} ms with zod (medians, each against the floor pass beside it)`);
 console.log(`audit / parse-only: ${ratioOne.toFixed(2)}x on one thread, ${ratioTwo.toFixed(2)}x read on a second thread   (target < 3x; median of ${PAIRS} interleaved pairs)`);
 console.log(`search:             ${searched.cases} of ${N} cases searched their completions (the fold not definite), ${(searched.judgements / Math.max(1, searched.cases)).toFixed(0)} judgements each (${(searched.ranking / Math.max(1, searched.cases)).toFixed(0)} of them ranking \`decides\`), ${searched.inexact} ran out of budget; ${searched.remembered} more answered from an earlier search of the same evidence (the memo is per loaded rule set: each pass starts empty)`);
 console.log(`peak RSS:           ${rssMb.toFixed(0)} MB`);
