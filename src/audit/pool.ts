@@ -3,7 +3,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import type { Waiver } from '../case/waivers.js';
-import { loadInput, loadInputs, shippedLoaders, type InputRef, type LoaderContext } from './inputs.js';
+import { loadInput, loadInputs, shippedLoaders, type AuditInput, type InputRef, type LoaderContext } from './inputs.js';
 import { Lane, type LaneReply, type LaneRequest } from './lane.js';
 import { fromWire, judgeLoaded, type AuditRules, type Judged, type WireJudged } from './judge.js';
 
@@ -89,10 +89,10 @@ export function workersFor(jobs: number | undefined, inputs: number, idleCores: 
 
 /**
  * Whether a batch that the main thread judges alone is read on a second thread (src/audit/reader.ts):
- * `inputs`, the case files among its first POOL_MIN_INPUTS files, are all of them, with most of a core idle besides the main thread's
- * (measured as for workersFor, else the load average). The reading thread takes the reading and
- * parsing off the main thread, which then only judges: on an idle 2-core machine a 10,000-case
- * audit took a third less time. With that core busy it would only add its messages (and compete
+ * when its first POOL_MIN_INPUTS files are all case files (`inputs` counts them) and most of a
+ * core is idle besides the main thread's (measured as for workersFor, else the load average).
+ * The reading thread takes the reading and parsing off the main thread, which then only judges:
+ * on an idle 2-core machine a 10,000-case audit took a quarter to a third less time. With that core busy it would only add its messages (and compete
  * with whatever keeps the core busy), so the main thread reads alone.
  */
 export function readerPays(inputs: number, idleCores: number | undefined, cores = availableParallelism(), load = loadavg()[0]): boolean {
@@ -137,20 +137,21 @@ export async function* judgeAll(refs: AsyncIterable<InputRef | InputError>, o: J
     next: async () => (head.length ? { done: false, value: head.shift()! } : ended ? { done: true, value: undefined } : it.next()),
   };
   if (workers === 0) {
-    const judgeHere = async function* (from: AsyncIterator<InputRef | InputError>) {
-      for await (const input of loadInputs({ [Symbol.asyncIterator]: () => from }, o.readStdin, 8, loader)) yield await judgeLoaded(input, o.rules, o.configWaivers);
+    const judge = async function* (inputs: AsyncIterable<AuditInput | InputError>) {
+      for await (const input of inputs) yield await judgeLoaded(input, o.rules, o.configWaivers);
     };
+    const here = (from: AsyncIterator<InputRef | InputError>) => loadInputs({ [Symbol.asyncIterator]: () => from }, o.readStdin, 8, loader);
     if (!canPool || o.jobs !== undefined || ended) {
-      yield* judgeHere(rest);
+      yield* judge(here(rest));
       return;
     }
     // A big batch: its first files are judged here, and the idle time measured meanwhile (the
     // main thread busy) decides whether the rest is read on a second thread.
     const first = head.splice(0);
     let i = 0;
-    yield* judgeHere({ next: async () => (i < first.length ? { done: false, value: first[i++]! } : { done: true, value: undefined }) });
-    const read = readerPays(first.filter((r) => !(r instanceof InputError) && r.kind === 'case').length, o.idle.now()) ? (await import('./reader.js')).loadInputsOnThread(it, o.readStdin, loader) : loadInputs({ [Symbol.asyncIterator]: () => it }, o.readStdin, 8, loader);
-    for await (const input of read) yield await judgeLoaded(input, o.rules, o.configWaivers);
+    yield* judge(here({ next: async () => (i < first.length ? { done: false, value: first[i++]! } : { done: true, value: undefined }) }));
+    const cases = first.filter((r) => !(r instanceof InputError) && r.kind === 'case').length;
+    yield* judge(readerPays(cases, o.idle.now()) ? (await import('./reader.js')).loadInputsOnThread(it, o.readStdin, loader) : here(it));
     return;
   }
   yield* pooled(rest, o, loader, workers);
