@@ -229,8 +229,8 @@ function configPreemption(set: ReadonlyMap<string, { value: string; line: number
  * A grep of a kernel config that would have printed CONFIG_PREEMPT_DYNAMIC=y had the kernel set
  * it (`grep PREEMPT /boot/config-$(uname -r)`, `zcat /proc/config.gz | grep -i preempt`): its
  * output lacking that line says it is not set, as the collector's own grep does. A pattern that
- * does not match the whole name, -v/-w/-x, or a filter after it that may cut lines (head, tail,
- * sed, awk) leave it unknown.
+ * does not match the whole name, a flag other than -i/-n/-h/-s/-a/-H/-r (-v, -w, -x and -E among
+ * them), or a filter after it that may cut lines (head, tail, sed, awk, cut) leave it unknown.
  */
 function grepKeepsDynamic(command: string | undefined): boolean {
   if (!command || /\b(?:head|tail|sed|awk|cut)\b/.test(command)) return false;
