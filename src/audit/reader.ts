@@ -33,7 +33,7 @@ const READER_URL = new URL('./readWorker.js', import.meta.url);
 export const READER_STATS = { thread: 0, here: 0 };
 
 /** loadInputs (src/audit/inputs.ts) with the reading and loading done on a worker thread. */
-export async function* loadInputsOnThread(refs: AsyncIterator<InputRef | InputError>, readStdin: () => Promise<string>, ctx: LoaderContext = {}): AsyncGenerator<AuditInput | InputError> {
+export async function* loadInputsOnThread(from: AsyncIterator<InputRef | InputError>, readStdin: () => Promise<string>, ctx: LoaderContext = {}): AsyncGenerator<AuditInput | InputError> {
   const local = async (chunk: Array<InputRef | InputError>): Promise<Array<AuditInput | InputError>> => {
     const out: Array<AuditInput | InputError> = [];
     for (const ref of chunk) out.push(await loadInput(ref, readStdin, ctx));
@@ -62,7 +62,7 @@ export async function* loadInputsOnThread(refs: AsyncIterator<InputRef | InputEr
     }
     const refs: InputRef[] = [];
     while (!exhausted && refs.length < READ_CHUNK) {
-      const r = await it.next();
+      const r = await from.next();
       if (r.done) exhausted = true;
       else if (r.value instanceof InputError || r.value.file === '-' || r.value.kind !== 'case') {
         if (!refs.length) return { refs: [r.value], here: true };
@@ -72,7 +72,6 @@ export async function* loadInputsOnThread(refs: AsyncIterator<InputRef | InputEr
     }
     return refs.length ? { refs, here: false } : undefined;
   };
-  const it = refs;
   const queue: Array<Promise<Array<AuditInput | InputError>>> = [];
   try {
     for (;;) {
