@@ -264,8 +264,17 @@ export function unameStart(line: string): number | undefined {
 /** strace's line for a refused write of a probe definition: write(5, "p:kprobes/x sym", 35) = -1 EINVAL (Invalid argument). */
 const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]+) /m;
 
-/** A tracer's lost-record line: ply's "error: lost 52 events", tetragon's "Ring buffer: received=N, lost=N", bcc's "Possibly lost N samples" (ftrace's own markers and header: parseTraceLine). */
-const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b/im;
+/**
+ * A tracer's lost-record line: ply's "error: lost 52 events", bpftrace's "Lost N events", perf
+ * trace's "LOST N events!" (tools/perf/builtin-trace.c, PERF_RECORD_LOST), tetragon's "Ring buffer:
+ * received=N, lost=N", bcc's "Possibly lost N samples", babeltrace's report of what an LTTng
+ * session's buffers discarded ("[warning] Tracer discarded N events at end of stream between [",
+ * babeltrace 2's "WARNING: Tracer discarded N events between [": LTTng's --function events are
+ * kretprobes). ftrace's own markers and header: parseTraceLine.
+ */
+const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\bTracer discarded (\d+) events?\b/im;
+/** babeltrace's count of discarded LTTng packets: records were lost, how many is not said. */
+const DISCARDED_PACKETS = /\bTracer discarded \d+ packets?\b/i;
 /** ftrace's marker of lost records (`CPU:N [LOST M EVENTS]`, `CPU:N [LOST EVENTS]`) and the `trace` file's header. */
 const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*#\s*entries-in-buffer\/entries-written:/m;
 
@@ -844,7 +853,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // buffer, ftrace's ring-buffer marker): records lost after the probe fired, the ledger's
     // lost-events fact, never the kretprobe's nmissed.
     kind: 'lost-events',
-    sniff: (text) => FTRACE_LOSS.test(text) || ((text.includes('lost') || text.includes('Lost')) && (LOST_LINE.test(text) || PERF_LOST.test(text))),
+    sniff: (text) => FTRACE_LOSS.test(text) || (/lost|discarded/i.test(text) && (LOST_LINE.test(text) || PERF_LOST.test(text) || DISCARDED_PACKETS.test(text))),
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
@@ -857,6 +866,8 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       // loss, not the trace's; perf's chunks are a floor (each PERF_RECORD_LOST is at least one sample).
       let overruns = 0;
       let firstOverrun: { line: number; needle: string } | undefined;
+      // Packets discarded: a sum of the counted lines would understate the loss, so none is given.
+      let overrunsUncounted = false;
       lines.forEach((l, i) => {
         const p = PERF_LOST.exec(l);
         if (p) {
@@ -873,8 +884,14 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
             return;
           }
         }
+        if (DISCARDED_PACKETS.test(l)) {
+          // A packet holds any number of records: the loss is known to be there, not its size.
+          overrunsUncounted = true;
+          problems.push({ line: i + 1, expected: 'a count of discarded events', got: `${l.trim()}: the tracer's buffers lost records, how many is unknown` });
+          return;
+        }
         const m = LOST_LINE.exec(l);
-        const n = m ? Number(m[1] ?? m[2] ?? m[3]) : NaN;
+        const n = m ? Number(m[1] ?? m[2] ?? m[3] ?? m[4]) : NaN;
         if (!Number.isSafeInteger(n)) return;
         // The others are a BPF tool's buffer (docs/case-format.md: lost_events [LOST N EVENTS],
         // buffer_overruns a tracer's buffers).
@@ -886,7 +903,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         // A header with nothing overwritten and no marker: the buffer lost nothing before the read.
         if (lost !== undefined) f.add('ledger.lost_events', lost, first?.line ?? lines.findIndex((l) => l.includes('entries-in-buffer')) + 1, first?.needle ?? 'entries-in-buffer');
       }
-      if (firstOverrun) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
+      if (firstOverrun && !overrunsUncounted) f.add('ledger.buffer_overruns', overruns, firstOverrun.line, firstOverrun.needle.trim());
       plySession(lines, f);
       return { kind: 'lost-events', facts: f.facts, problems };
     },

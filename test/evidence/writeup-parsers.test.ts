@@ -117,6 +117,30 @@ describe('perf\'s own lost records', () => {
     // ftrace's markers stay the trace's own.
     expect(facts('  cat-1 [000] ..... 1.0: gate: (a <- b)\nCPU:0 [LOST 3 EVENTS]\n')).toEqual([['ledger.lost_events', 3]]);
   });
+
+  it('reads perf trace\'s upper-case LOST line (builtin-trace.c prints "LOST %" PRIu64 " events!")', () => {
+    const text = '     0.000 ( 0.004 ms): cat/1234 read(fd: 3, buf: 0x7f, count: 131072) = 12\nLOST 12 events!\nLOST 3 events!\n';
+    // Recognised as such in a pasted block (the sniff), not only when the kind is named.
+    expect(sniffArtifact(text)).toBe('lost-events');
+    expect(readArtifact('lost-events', text).facts.map((f) => [f.path, f.value])).toEqual([['ledger.buffer_overruns', 15]]);
+  });
+});
+
+describe('an LTTng session\'s discarded records, as babeltrace reports them', () => {
+  const read = (text: string) => readArtifact('lost-events', text);
+  const facts = (text: string) => read(text).facts.map((f) => [f.path, f.value]);
+  it('are the tracer buffers\' loss (buffer_overruns), in babeltrace 1 and 2 wording', () => {
+    expect(sniffArtifact('WARNING: Tracer discarded 2 packets between [2] and [3] in trace "s".\n')).toBe('lost-events');
+    // babeltrace 1 (formats/ctf/ctf.c): "[warning] Tracer discarded N events at end of stream between [".
+    expect(facts('[warning] Tracer discarded 220 events at end of stream between [10:00:00.000000000] and [10:00:01.000000000] in trace UUID 1, at path: "/root/lttng-traces/s/kernel", within stream id 0.\n')).toEqual([['ledger.buffer_overruns', 220]]);
+    // babeltrace 2 (plugins/text/pretty/print.c): "WARNING: Tracer discarded N events between [", singular for one.
+    expect(facts('WARNING: Tracer discarded 1 event between [10:00:00.000000000] and [10:00:01.000000000] in trace "s" (UUID: 1) within stream "kernel_0".\nWARNING: Tracer discarded 9 events between [10:00:01.000000000] and [10:00:02.000000000] in trace "s".\n')).toEqual([['ledger.buffer_overruns', 10]]);
+  });
+  it('leave the loss unknown, with the reason, when only packets are counted (a packet holds any number of records)', () => {
+    const text = 'WARNING: Tracer discarded 3 events between [1] and [2] in trace "s".\nWARNING: Tracer discarded 2 packets between [2] and [3] in trace "s".\n';
+    expect(facts(text)).toEqual([]);
+    expect(read(text).problems.map((p) => p.line)).toEqual([2]);
+  });
 });
 
 describe('the ftrace ring buffer\'s own loss, pasted', () => {
