@@ -1,5 +1,5 @@
 import type { LineProblem } from '../errors.js';
-import { parseBpftoolLinks, parseBpftoolLinksJson, parseBpftoolProgs } from './bpftool.js';
+import { parseBpftoolLinks, parseBpftoolLinksJson, parseBpftoolPerf, parseBpftoolProgs } from './bpftool.js';
 import { lostOf, parseBufferStats } from './bufferStats.js';
 import { bpftraceClausePoints, bpftraceProbes, bpftraceScriptPoints, parseBpftraceOutput } from './bpftrace.js';
 import { parseCpuPossible } from './cpus.js';
@@ -25,7 +25,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'dynamic_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-perf' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -570,6 +570,32 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     command: /^bpftool\b.*\blink\b/,
     sniff: (text) => /^\d+: (?:perf_event|kprobe_multi|tracing)\s/m.test(text) && /^\s+(?:kretprobe|kprobe|attach_type)\b/m.test(text),
     read: (text) => readBpftoolLinks(text, 'bpftool-link'),
+  },
+  {
+    // A BPF program on a kprobe perf event (bpftool perf show): the kretprobe perf_event_open made
+    // for it, with the default pool (bcc, bpftrace, libbpf's perf attach), registered while listed.
+    kind: 'bpftool-perf',
+    command: /^bpftool\b.*\bperf\b/,
+    sniff: (text) => /^\s*pid \d+\s+fd \d+: prog_id \d+\s+k(?:ret)?probe\s/m.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const r = parseBpftoolPerf(text);
+      const ret = r.probes.filter((p) => p.retprobe);
+      // The return probe's line; with none, the thread's entry probe (its facts bound to it).
+      const chosen = ret.length ? ret : r.probes;
+      const funcs = [...new Set(chosen.map((p) => p.func ?? ''))];
+      const p = chosen[0];
+      if (p) {
+        // Several functions on one list: which is the thread's is not said here, so no symbol binds it.
+        const subject: Subject = { kind: p.retprobe ? 'return' : 'entry', ...(funcs.length === 1 && p.func ? { symbol: p.func } : {}) };
+        const needle = p.retprobe ? 'kretprobe' : 'kprobe';
+        if (funcs.length === 1 && p.func) f.add('probe.target', p.func, p.line, p.func, subject);
+        f.add('probe.registration.result', 'ok', p.line, needle, subject);
+        if (p.retprobe) f.add('probe.bpf_attach', 'perf-kretprobe', p.line, needle, subject);
+      }
+      return { kind: 'bpftool-perf', facts: f.facts, problems: r.problems };
+    },
   },
   {
     kind: 'bpftool-prog',

@@ -87,6 +87,50 @@ export function parseBpftoolLinks(text: string): BpftoolResult {
   return { links, problems };
 }
 
+/**
+ * A BPF program on a perf event as `bpftool perf show` (or `perf list`) prints it, one line a
+ * program (tools/bpf/bpftool/perf.c print_perf_plain: "pid P  fd F: prog_id N  kretprobe  func SYM
+ * offset O", or "... kretprobe  addr A" for a probe made on an address). The perf event is the
+ * kretprobe perf_event_open made (the default pool); a kprobe_multi or fexit link is not a perf
+ * event and is never listed here.
+ */
+export interface BpfPerfProbe {
+  line: number;
+  pid: number;
+  progId: number;
+  /** kprobe or kretprobe; tracepoints and uprobes are left out. */
+  retprobe: boolean;
+  func?: string;
+  offset?: number;
+}
+
+/** Parse plain `bpftool perf show` output: its kprobe and kretprobe lines (the others are another kind of event). */
+export function parseBpftoolPerf(text: string): { probes: BpfPerfProbe[]; problems: LineProblem[] } {
+  const probes: BpfPerfProbe[] = [];
+  const problems: LineProblem[] = [];
+  for (const { no, text: line } of numberedLines(text)) {
+    if (line.trim() === '') continue;
+    const head = /^\s*pid (\d+)\s+fd \d+: prog_id (\d+)\s+(\S+)\s*(.*)$/.exec(line);
+    if (!head) {
+      problems.push(problem(no, '"pid P  fd F: prog_id N  TYPE ..."', line));
+      continue;
+    }
+    const type = head[3]!;
+    if (type !== 'kprobe' && type !== 'kretprobe') continue;
+    const probe: BpfPerfProbe = { line: no, pid: Number(head[1]), progId: Number(head[2]), retprobe: type === 'kretprobe' };
+    const fn = /^func ([A-Za-z_.$][\w.$]*)\s+offset (\d+)\s*$/.exec(head[4] ?? '');
+    if (fn) {
+      probe.func = fn[1]!;
+      probe.offset = Number(fn[2]);
+    } else if (!/^addr \d+\s*$/.test(head[4] ?? '')) {
+      problems.push(problem(no, `"${type}  func SYM  offset N" or "${type}  addr A"`, line));
+      continue;
+    }
+    probes.push(probe);
+  }
+  return { probes, problems };
+}
+
 /** Parse `bpftool -j link show` (or `-p`): a JSON array of links. */
 export function parseBpftoolLinksJson(text: string): BpftoolResult {
   const problems: LineProblem[] = [];

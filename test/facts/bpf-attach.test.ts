@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCase } from '../../src/case/parse.js';
-import { readArtifact, type CitedFact } from '../../src/evidence/artifacts.js';
+import { readArtifact, sniffArtifact, type CitedFact } from '../../src/evidence/artifacts.js';
 import { caseFacts } from '../../src/facts/facts.js';
 import { parseRuleFile } from '../../src/rules/parse.js';
 import { render } from '../../src/verdict/verdict.js';
@@ -98,6 +98,23 @@ describe('readers give the attach kind and the link\'s functions', () => {
     const r = readArtifact('bpftool-link', '7: perf_event  prog 42  \n\tkretprobe ffffffff8d3b6c40 tcp_recvmsg  \n');
     expect(fact(r.facts, 'probe.bpf_attach')).toBe('perf-kretprobe');
     expect(fact(r.facts, 'probe.bpf_functions')).toBeUndefined();
+  });
+  it('bpftool perf show: a program on a kretprobe perf event is perf-kretprobe, registered, bound to its function', () => {
+    // tools/bpf/bpftool/perf.c print_perf_plain, as bcc's tools leave it (a kprobe and a kretprobe on one symbol).
+    const text = 'pid 1207  fd 5: prog_id 42  kprobe  func tcp_v4_connect  offset 0\npid 1207  fd 7: prog_id 43  kretprobe  func tcp_v4_connect  offset 0\npid 880  fd 9: prog_id 12  tracepoint  sched_switch\n';
+    expect(sniffArtifact(text)).toBe('bpftool-perf');
+    const r = readArtifact('bpftool-perf', text);
+    expect(r.problems).toEqual([]);
+    expect(r.facts.map((f) => [f.path, f.value, f.line, f.subject?.kind, f.subject?.symbol])).toEqual([
+      ['probe.target', 'tcp_v4_connect', 2, 'return', 'tcp_v4_connect'],
+      ['probe.registration.result', 'ok', 2, 'return', 'tcp_v4_connect'],
+      ['probe.bpf_attach', 'perf-kretprobe', 2, 'return', 'tcp_v4_connect'],
+    ]);
+    // Only an entry kprobe listed: its registration is the entry probe's, and no return attach is read.
+    const entry = readArtifact('bpftool-perf', 'pid 1207  fd 5: prog_id 42  kprobe  func do_sys_open  offset 0\n');
+    expect(entry.facts.map((f) => [f.path, f.subject?.kind])).toEqual([['probe.target', 'entry'], ['probe.registration.result', 'entry']]);
+    // A line that is not bpftool's is named, not guessed at.
+    expect(readArtifact('bpftool-perf', 'pid 1  fd 2: prog_id 3  kretprobe  func\n').problems.map((p) => p.line)).toEqual([1]);
   });
   it('bpftool link show: a tracing link on the return is fexit, with no miss count', () => {
     const r = readArtifact('bpftool-link', '3: tracing  prog 9  \n\tprog_type tracing  attach_type trace_fexit  \n\ttarget_obj_id 1  target_btf_id 43978\n');
