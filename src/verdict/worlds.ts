@@ -635,10 +635,11 @@ class Worlds {
       // worlds, and a check left open only by a fact no case field decides may go either way.
       const w: Witness = { verdict: target, added: addedOf(n), settled, reads: this.reads(n) };
       this.witnesses.push(w);
+      for (const [f, v] of w.added) this.phase.set(f, v);
       return w;
     }
     const field = this.pick(fields);
-    for (const v of this.domains.get(field)) {
+    for (const v of this.valuesOf(field)) {
       const child = this.child(n, field, v);
       if (child.dead || !child.could.includes(target)) {
         // This value rules the target out at once: the field is one the target's fate turns on.
@@ -701,6 +702,24 @@ class Worlds {
       }
     }
   }
+
+  /**
+   * The values a completion may give `field`, the one the latest witness gave it first (phase
+   * saving, as SAT solvers do): the worlds of the verdicts share most of their benign settings (no
+   * record lost, the counter level, a pool as large as the schema allows), so a setting that
+   * let one verdict be reached is the likeliest to let the next, and the other values are tried
+   * only when it fails. Which world is found first changes; which verdicts have one does not.
+   */
+  private valuesOf(field: string): readonly FactValue[] {
+    const d = this.domains.get(field);
+    const saved = this.phase.get(field);
+    const at = saved === undefined ? -1 : d.indexOf(saved);
+    if (at <= 0) return d;
+    return [d[at]!, ...d.slice(0, at), ...d.slice(at + 1)];
+  }
+
+  /** Each field's value in the latest witness that set it (valuesOf). */
+  private readonly phase = new Map<string, FactValue>();
 
   /** Whether a known witness of `v` has a completion with `field` = `value`. */
   covered(v: VerdictId, field: string, value: FactValue | undefined): boolean {
