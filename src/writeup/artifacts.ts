@@ -74,7 +74,9 @@ function grepTarget(a: Artifact): string | undefined {
 /** A cited fact of an artifact placed on its write-up line. */
 function placed(f: CitedFact, lines: SourceLine[], via: ArtifactKind): WriteupFact {
   const l = lines[f.line - 1]!;
-  return { path: f.path, value: f.value as WriteupFact['value'], line: l.line, col: l.col + f.col, text: l.text.trim(), origin: 'artifact', via };
+  const out: WriteupFact = { path: f.path, value: f.value as WriteupFact['value'], line: l.line, col: l.col + f.col, text: l.text.trim(), origin: 'artifact', via };
+  if (f.subject?.symbol !== undefined && f.subject.kind !== 'entry') out.probeSymbol = f.subject.symbol;
+  return out;
 }
 
 /** Collects facts from all artifacts of a write-up; some need the whole document (which profile row). */

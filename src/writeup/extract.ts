@@ -141,6 +141,26 @@ function strongestStated(facts: readonly WriteupFact[], path: string, own: (f: W
   return best?.value;
 }
 
+/** A function's name without the compiler's clone suffix (.isra.0, .constprop.1, .part.2, .cold): one function to a thread. */
+const baseSymbol = (s: string): string => s.replace(/(?:\.(?:isra|constprop|part|cold|lto_priv)(?:\.\d+)?)+$/, '');
+
+/**
+ * Facts whose artifact was about a return probe on another function than the case's target are
+ * marked `otherProbe`. Only when the artifacts name two functions or more: a single probed
+ * function leaves every fact as it is. The target is the one the case takes (the strongest
+ * source, then the first stated), so a probe's own facts never disagree with it.
+ */
+function bindOtherProbes(facts: WriteupFact[]): void {
+  const probed = new Set<string>();
+  for (const f of facts) if (f.probeSymbol !== undefined) probed.add(baseSymbol(f.probeSymbol));
+  if (probed.size < 2) return;
+  let target: WriteupFact | undefined;
+  for (const f of facts) if (f.path === 'probe.target' && f.origin !== 'implied' && !f.otherRun && (!target || ORIGIN_RANK[f.origin] > ORIGIN_RANK[target.origin])) target = f;
+  if (typeof target?.value !== 'string') return;
+  const chosen = baseSymbol(target.value);
+  for (const f of facts) if (f.probeSymbol !== undefined && baseSymbol(f.probeSymbol) !== chosen) f.otherProbe = f.probeSymbol;
+}
+
 /** Read a write-up's text into facts, claims and a case. Pure: `file` only names positions. */
 export function extractWriteup(text: string, file: string, lex: Lexicon): Extraction {
   const kind = sniffKind(text, file);
@@ -225,6 +245,10 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     const target = strongestStated(facts, 'probe.target', (f) => f.ofTarget === undefined);
     if (target !== undefined) for (let i = facts.length - 1; i >= 0; i--) if (facts[i]!.ofTarget !== undefined && facts[i]!.ofTarget !== target) facts.splice(i, 1);
   }
+  // Return probes on several functions, each from its own artifact: the case is the probe on the
+  // target it settles on (as below, the strongest source, then the first); the other probes' facts
+  // are theirs.
+  bindOtherProbes(facts);
   // An A/B with a larger pool ("twice the CPUs is not enough, samples are missing. Tried 50, no
   // sample missing"): the case is the run that lost calls, the larger pool the adequate run's. A
   // pool setting of that value anywhere in the write-up is that run's: listed, never the case's
@@ -237,7 +261,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
   // One value per field: strongest source wins; disagreeing stated values are a conflict.
   const byPath = new Map<string, WriteupFact[]>();
   for (const f of facts) {
-    if (f.otherRun) continue;
+    if (f.otherRun || f.otherProbe !== undefined) continue;
     const list = byPath.get(f.path);
     if (list) list.push(f);
     else byPath.set(f.path, [f]);

@@ -49,6 +49,14 @@ export interface WriteupFact {
   otherRunPool?: { pool: number; named: boolean };
   /** A setting of another run than the case's (an A/B's adequate run): listed as found, never set in the case. */
   otherRun?: true;
+  /** The function of the return probe whose artifact gave the fact (its reader's subject), when the reader names one. */
+  probeSymbol?: string;
+  /**
+   * A fact of a return probe on another function than the case's (a thread that pastes a tracefs
+   * probe on one function and a bpftrace probe on another): that probe's, listed as found, never
+   * set in the case nor read as a disagreement (issue 21 class 6, two subjects, never a blend).
+   */
+  otherProbe?: string;
 }
 
 const KNOWN_ERRNOS = new Set(Object.values(ERRNO_NAMES));

@@ -12,7 +12,7 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
   out.push(`  facts found ${k.dim(`(${x.facts.length}; ${x.kind} write-up; explicit > artifact > sentence)`)}`);
   if (x.facts.length === 0) out.push('    none');
   for (const f of x.facts) {
-    out.push(`    ${loc(f.line, f.col)}  ${k.bold(f.path)} = ${formatValue(f.value)}  ${k.dim(`[${f.origin}: ${f.via}${f.otherRun ? '; another run\'s, not the case\'s' : ''}]`)}`);
+    out.push(`    ${loc(f.line, f.col)}  ${k.bold(f.path)} = ${formatValue(f.value)}  ${k.dim(`[${f.origin}: ${f.via}${f.otherRun ? '; another run\'s, not the case\'s' : ''}${f.otherProbe !== undefined ? `; the probe on ${f.otherProbe}'s, not the case's` : ''}]`)}`);
     out.push(k.dim(`      "${f.text.length > 90 ? `${f.text.slice(0, 89)}…` : f.text}"`));
   }
   out.push(`  claims found ${k.dim(`(${x.claims.length})`)}`);
@@ -64,7 +64,7 @@ export function formatWriteupJson(x: Extraction, v: CaseVerdict, base: Record<st
     claims,
     writeup: {
       kind: x.kind,
-      facts: x.facts.map((f) => ({ fact: f.path, value: f.value, at: at(f.line, f.col), text: f.text, origin: f.origin, via: f.via, ...(f.otherRun ? { subject: 'other-run' } : {}) })),
+      facts: x.facts.map((f) => ({ fact: f.path, value: f.value, at: at(f.line, f.col), text: f.text, origin: f.origin, via: f.via, ...(f.otherRun ? { subject: 'other-run' } : {}), ...(f.otherProbe !== undefined ? { subject: `other-probe:${f.otherProbe}` } : {}) })),
       claims: x.claims.map((c, i) => ({ kind: c.kind, at: at(c.line, c.col), text: c.text, judgement: v.claims[i]?.judgement })),
       not_claims: x.notClaims.map((n) => ({ kind: n.kind, at: at(n.line, n.col), reason: n.reason, text: n.text })),
       ...(x.unknown.length ? { unknown: x.unknown.map((u) => ({ fact: u.path, reason: u.reason, at: at(u.line, u.col), text: u.text })) } : {}),

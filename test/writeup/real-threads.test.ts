@@ -555,3 +555,30 @@ describe('a file that could not be read (issue 21 class 8)', () => {
     expect(read("```\n$ cat /etc/shadow\ncat: /etc/shadow: Permission denied\n```\n").unknown).toEqual([]);
   });
 });
+
+// class 6: a thread that pastes return probes on two functions (a tracefs probe on one, a bpftrace
+// probe on the other, as a reply "I see the same on vfs_write with bpftrace" does). Constructed
+// from the formats the readers take; each probe's own facts stay with it.
+describe('return probes on two functions in one thread (issue 21 class 6)', () => {
+  const tracefs = 'First I used tracefs:\n\n```\n# echo \'r:myret vfs_read\' >> /sys/kernel/tracing/kprobe_events\n# cat /sys/kernel/tracing/kprobe_profile\n  myret                                                   1000               3\n```\n';
+  const bpftrace = 'On another box, bpftrace on vfs_write:\n\n```\n# bpftrace -e \'kretprobe:vfs_write { @r = count(); }\'\nAttaching 1 probe...\n^C\n\n@r: 412\n```\n';
+  const read = (text: string) => extractWriteup(`# Missing returns\n\nKernel 6.1.0-18-amd64.\n\n${text}`, 'thread.md', lex);
+  it('the case is the first probe\'s; the other probe\'s facts are listed as its own, never set, never a disagreement', () => {
+    const x = read(`${tracefs}\n${bpftrace}`);
+    const c = x.case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'probe.interface'), at(c, 'counters.end.nmissed')]).toEqual(['vfs_read', 'tracefs', 3]);
+    // bpftrace's attach kind and "Attaching 1 probe" describe the vfs_write probe, not this one.
+    expect([at(c, 'probe.bpf_attach'), at(c, 'probe.armed')]).toEqual([undefined, undefined]);
+    expect(x.conflicts.map((k) => k.path)).toEqual([]);
+    const other = x.facts.filter((f) => f.otherProbe !== undefined);
+    expect(other.map((f) => [f.path, f.value, f.otherProbe])).toEqual(expect.arrayContaining([['probe.target', 'vfs_write', 'vfs_write'], ['probe.interface', 'bpftrace', 'vfs_write']]));
+  });
+  it('one probe alone keeps every fact of its artifacts', () => {
+    const c = read(bpftrace).case as unknown as Obj;
+    expect([at(c, 'probe.target'), at(c, 'probe.interface'), at(c, 'probe.bpf_attach'), at(c, 'probe.armed')]).toEqual(['vfs_write', 'bpftrace', 'perf-kretprobe', true]);
+  });
+  it('a clone of the same function is the same probe', () => {
+    const x = read(`${tracefs}\n${bpftrace.replaceAll('vfs_write', 'vfs_read.isra.0')}`);
+    expect(x.facts.filter((f) => f.otherProbe !== undefined)).toEqual([]);
+  });
+});
