@@ -275,8 +275,8 @@ const STRACE_WRITE = /^\s*`?write\(\d+, "([pr]\d*:[^"]*)", \d+\) = -1 (E[A-Z0-9]
 const LOST_LINE = /^\s*(?:error: )?lost (\d+) events|\bRing buffer:\s+received=\d+, lost=(\d+)\b|^\s*Possibly lost (\d+) samples\b|\bTracer discarded (\d+) events?\b/im;
 /** babeltrace's count of discarded LTTng packets: records were lost, how many is not said. */
 const DISCARDED_PACKETS = /\bTracer discarded \d+ packets?\b/i;
-/** ftrace's marker of lost records (`CPU:N [LOST M EVENTS]`, `CPU:N [LOST EVENTS]`) and the `trace` file's header. */
-const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*#\s*entries-in-buffer\/entries-written:/m;
+/** ftrace's marker of lost records (`CPU:N [LOST M EVENTS]`, `CPU:N [LOST EVENTS]`; trace-cmd report's `CPU:N [M EVENTS DROPPED]`) and the `trace` file's header. */
+const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*CPU:\d+ \[(?:\d+ )?EVENTS DROPPED\]|^\s*#\s*entries-in-buffer\/entries-written:/m;
 
 /** perf's report of its own lost records: "Processed N events and lost M chunks!", "# Total Lost Samples: N". */
 const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost Samples:\s*(\d+)\b/i;
@@ -905,7 +905,7 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
           const t = parseTraceLine(l.trim());
           if (t?.kind === 'lost' || t?.kind === 'header') {
             addTraceLoss(loss, t);
-            if (t.kind === 'lost' || t.written > t.inBuffer) first ??= { line: i + 1, needle: t.kind === 'lost' ? '[LOST' : 'entries-in-buffer' };
+            if (t.kind === 'lost' || t.written > t.inBuffer) first ??= { line: i + 1, needle: t.kind === 'lost' ? (l.includes('[LOST') ? '[LOST' : 'EVENTS DROPPED') : 'entries-in-buffer' };
             if (t.kind === 'lost' && t.count === undefined) problems.push({ line: i + 1, expected: 'a lost-events marker with a count', got: `${l.trim()}: the trace lost records, how many is unknown` });
             return;
           }

@@ -52,7 +52,7 @@ export interface TraceOther {
 }
 
 /**
- * `CPU:N [LOST M EVENTS]`: the ring buffer overwrote records; pairing across this point is
+ * `CPU:N [LOST M EVENTS]` (trace-cmd report: `CPU:N [M EVENTS DROPPED]`): the ring buffer overwrote records; pairing across this point is
  * unreliable. `CPU:N [LOST EVENTS]`, with no count, is what the `trace` file's non-consuming
  * iterator prints when the writer overtook it (v6.12 kernel/trace/trace.c print_trace_line): some
  * records were lost, how many is unknown (`count` undefined).
@@ -313,7 +313,12 @@ function scanProblem(expected: string): number {
   return SCAN_PROBLEM;
 }
 
-const LOST_RE = /^CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]\s*$/;
+/**
+ * The kernel's marker, or trace-cmd report's for the same ring-buffer loss (trace-cmd.c
+ * show_data: "CPU:%d [%lld EVENTS DROPPED]", "CPU:%d [EVENTS DROPPED]" when the count is
+ * unknown), on a line of its own before the record that followed the loss.
+ */
+const LOST_RE = /^CPU:(\d+) \[(?:LOST (?:(\d+) )?EVENTS|(?:(\d+) )?EVENTS DROPPED)\]\s*$/;
 const HEADER_RE = /^#\s*entries-in-buffer\/entries-written:\s*(\d+)\/(\d+)\s+#P:(\d+)\s*$/;
 
 /** Why prefixAt failed. */
@@ -457,7 +462,8 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
     const m = LOST_RE.exec(Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1'));
     if (m) {
       st.cpu = Number(m[1]);
-      st.lost = m[2] === undefined ? -1 : Number(m[2]);
+      const count = m[2] ?? m[3];
+      st.lost = count === undefined ? -1 : Number(count);
       return SCAN_LOST;
     }
   }

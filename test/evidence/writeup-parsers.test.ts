@@ -126,6 +126,22 @@ describe('perf\'s own lost records', () => {
   });
 });
 
+describe('trace-cmd report\'s marker of the ring buffer\'s loss', () => {
+  // trace-cmd.c show_data: "CPU:%d [%lld EVENTS DROPPED]" on a line of its own before the record
+  // that followed the loss, "CPU:%d [EVENTS DROPPED]" when the count is unknown.
+  const text = 'version = 6\ncpus=2\n            cat-1234  [001]  1000.000100: gate_entry:           (pipe_read+0x0/0x400)\nCPU:1 [204600 EVENTS DROPPED]\n            cat-1234  [001]  1000.000300: gate:                 (pipe_write+0x1a/0x200 <- pipe_read)\n';
+  it('is the trace\'s own loss (lost_events), cited at its line, in a pasted block', () => {
+    expect(sniffArtifact(text)).toBe('lost-events');
+    const r = readArtifact('lost-events', text);
+    expect(r.facts.map((f) => [f.path, f.value, f.line])).toEqual([['ledger.lost_events', 204600, 4]]);
+  });
+  it('without a count, records were lost and how many is unknown', () => {
+    const r = readArtifact('lost-events', 'CPU:0 [EVENTS DROPPED]\n');
+    expect(r.facts).toEqual([]);
+    expect(r.problems.map((p) => p.line)).toEqual([1]);
+  });
+});
+
 describe('an LTTng session\'s discarded records, as babeltrace reports them', () => {
   const read = (text: string) => readArtifact('lost-events', text);
   const facts = (text: string) => read(text).facts.map((f) => [f.path, f.value]);

@@ -67,6 +67,13 @@ describe('parseTraceLine on real kernel lines', () => {
     expect(parseTraceLine('CPU:3 [LOST EVENTS]')).toEqual({ kind: 'lost', cpu: 3, count: undefined });
   });
 
+  // trace-cmd report prints the same ring-buffer loss its own way (trace-cmd.c show_data): a
+  // report fed to the ledger read it as a malformed line and lost nothing.
+  it('reads trace-cmd report\'s marker, with and without a count', () => {
+    expect(parseTraceLine('CPU:7 [204600 EVENTS DROPPED]')).toEqual({ kind: 'lost', cpu: 7, count: 204600 });
+    expect(parseTraceLine('CPU:2 [EVENTS DROPPED]')).toEqual({ kind: 'lost', cpu: 2, count: undefined });
+  });
+
   // v6.12 kernel/trace/trace.c print_event_info: entries in the buffer / entries + overruns, CPUs online.
   it('reads the trace header: entries in the buffer, entries written, CPUs online', () => {
     expect(parseTraceLine('# entries-in-buffer/entries-written: 20642/31570   #P:4')).toEqual({ kind: 'header', inBuffer: 20642, written: 31570, onlineCpus: 4 });
