@@ -5,6 +5,7 @@ import { BASE_FACTS } from '../facts/facts.js';
 import { InputError, shown } from '../errors.js';
 import { schemaAt } from '../yamlfile.js';
 import { unameStart, unreadableOf } from '../evidence/artifacts.js';
+import { baseSymbol } from '../evidence/family.js';
 import { ArtifactFacts, artifactsOf } from './artifacts.js';
 import { readDocument, type SourceLine, type WriteupDocument } from './document.js';
 import { explicitFacts } from './explicit.js';
@@ -141,12 +142,9 @@ function strongestStated(facts: readonly WriteupFact[], path: string, own: (f: W
   return best?.value;
 }
 
-/** A function's name without the compiler's clone suffix (.isra.0, .constprop.1, .part.2, .cold): one function to a thread. */
-const baseSymbol = (s: string): string => s.replace(/(?:\.(?:isra|constprop|part|cold|lto_priv)(?:\.\d+)?)+$/, '');
-
 /**
  * Facts whose artifact was about a return probe on another function than the case's target are
- * marked `otherProbe`. Only when the artifacts name two functions or more: a single probed
+ * marked `otherProbe` (a clone is its base function's: evidence/family.ts baseSymbol). Only when the artifacts name two functions or more: a single probed
  * function leaves every fact as it is. The target is the one the case takes (the strongest
  * source, then the first stated), so a probe's own facts never disagree with it.
  */
