@@ -144,9 +144,10 @@ function strongestStated(facts: readonly WriteupFact[], path: string, own: (f: W
 
 /**
  * Facts whose artifact was about a return probe on another function than the case's target are
- * marked `otherProbe` (a clone is its base function's: evidence/family.ts baseSymbol). Only when the artifacts name two functions or more: a single probed
- * function leaves every fact as it is. The target is the one the case takes (the strongest
- * source, then the first stated), so a probe's own facts never disagree with it.
+ * marked `otherProbe` (a clone counts as its base function: evidence/family.ts baseSymbol). Only
+ * when the artifacts name two functions or more: a single probed function leaves every fact as it
+ * is. The target is the one the case takes (the strongest source, then the first stated), so a
+ * probe's own facts never disagree with it.
  */
 function bindOtherProbes(facts: WriteupFact[]): void {
   const probed = new Set<string>();
