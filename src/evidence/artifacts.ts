@@ -25,7 +25,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'dynamic_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-perf' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-perf' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap' | 'attach-failure';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -278,6 +278,12 @@ const DISCARDED_PACKETS = /\bTracer discarded \d+ packets?\b/i;
 /** ftrace's marker of lost records (`CPU:N [LOST M EVENTS]`, `CPU:N [LOST EVENTS]`; trace-cmd report's `CPU:N [M EVENTS DROPPED]`) and the `trace` file's header. */
 const FTRACE_LOSS = /\[LOST (?:\d+ )?EVENTS\]|^\s*CPU:\d+ \[(?:\d+ )?EVENTS DROPPED\]|^\s*#\s*entries-in-buffer\/entries-written:/m;
 
+/** bpftrace's attach refusals: "Error attaching probe: 'kretprobe:SYM'", "[Ww]arning: could not attach probe kretprobe:SYM, skipping.", "ERROR: Unable to attach probe: kretprobe:SYM." */
+const BPFTRACE_ATTACH = /\bError attaching probe: '?([^'\s]+)'?|\bcould not attach probe (\S+), skipping\.|\bUnable to attach probe: (\S+?)\.?(?:\s|$)/i;
+/** libbpf (bpf_program__attach_kprobe_opts): "libbpf: prog 'P': failed to create kretprobe 'SYM+0x0' perf event: <reason>". */
+const LIBBPF_CREATE = /\bprog '[^']*': failed to create (kretprobe|kprobe) '([A-Za-z_][\w.]*)(?:\+0x[0-9a-fA-F]+)?' perf event: (.+)$/;
+const ATTACH_FAILURE = new RegExp([BPFTRACE_ATTACH.source, LIBBPF_CREATE.source].join('|'), 'im');
+
 /** perf's report of its own lost records: "Processed N events and lost M chunks!", "# Total Lost Samples: N". */
 const PERF_LOST = /\bProcessed \d+ events and lost (\d+) chunks!|^#\s*Total Lost Samples:\s*(\d+)\b/i;
 
@@ -353,6 +359,22 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     // A script fenced as bpftrace, or one whose lines open probes (`kretprobe:nfsd_dispatch {`).
     sniff: (text, _n, ctx) => /^(?:bpftrace|bt)$/i.test(ctx.info ?? '') || ((text.includes('probe:') || text.includes('k:') || text.includes('kr:')) && /^\s*(?:kretprobe|kprobe|kr|k):[A-Za-z_]\w*\s*(?:\/[^/\n]*\/\s*)?\{?\s*$/m.test(text)),
     read: (text, ctx) => readBpftrace(text, ctx, 'bpftrace-script'),
+  },
+  {
+    // A BPF tracer's own report that it could not attach a probe, other than bcc's (below) and perf
+    // probe's (perf-probe): bpftrace's "Error attaching probe: 'kretprobe:SYM'" and its "could not
+    // attach probe kretprobe:SYM, skipping.", libbpf's "prog 'P': failed to create kretprobe
+    // 'SYM+0x0' perf event: <strerror or -EXXX>". Each names the probe kind, so a failure of an
+    // entry probe is bound to it, never to the return probe.
+    kind: 'attach-failure',
+    sniff: (text) => ATTACH_FAILURE.test(text),
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const x = attachFailureOf(lines);
+      if (x) addAttachFailure(f, x);
+      return { kind: 'attach-failure', facts: f.facts, problems: [] };
+    },
   },
   {
     kind: 'bcc',
@@ -508,7 +530,9 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
   {
     kind: 'perf-probe',
     command: /^perf probe\b/,
-    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) || /^\s*Failed to (?:write event|open kprobe_events): .+\n\s*Error: Failed to add events\./m.test(text),
+    // Its refusal pasted alone ("Error: Failed to add events. Reason: ... (Code: -N)", "Probe point
+    // 'SYM%return' not found.") is perf probe's too.
+    sniff: (text) => /^Added new events?:$/m.test(text) || (text.includes('(on ') && /^\s*\w+:\w+\s+\(on \S+\)$/m.test(text)) || /^\s*(?:Error: )?Failed to add events\./m.test(text) || /^\s*Probe point '[^']+' not found\./m.test(text),
     read: (text) => {
       const f = new Facts(linesOf(text));
       const r = parsePerfProbe(text);
@@ -1073,6 +1097,70 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
   return { kind, facts: f.facts, problems: [] };
 }
 
+/** Whether `name` matches a bpftrace attach point's glob (`*` any run, `?` one character). */
+function globMatches(glob: string, name: string): boolean {
+  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return re.test(name);
+}
+
+/** A tracer's report that one probe did not attach (attachFailureOf). */
+interface AttachFailure {
+  tool: 'bpftrace' | 'bpf-link';
+  line: number;
+  needle: string;
+  kind?: 'entry' | 'return';
+  symbol?: string;
+  reason?: string;
+  errno?: string;
+  /** bpftrace went on without the probe ("could not attach probe P, skipping."): the others may be armed. */
+  skipped: boolean;
+}
+
+/**
+ * The first attach refusal of bpftrace or libbpf in `lines`, with the probe it names: bpftrace's
+ * "Error attaching probe: 'kretprobe:SYM'" (src/attached_probe.cpp; newer "ERROR: Unable to
+ * attach probe: kretprobe:SYM."), its "could not attach probe kprobe:SYM, skipping." (a wildcard
+ * match, or missing_probes=warn), with the strerror bcc's libbpf printed before it under older
+ * bpftrace ("cannot attach kprobe, <reason>"); libbpf's "prog 'P': failed to create kretprobe
+ * 'SYM+0x0' perf event: <strerror, or errstr()'s -EXXX>". One owner for both readers that see them.
+ */
+function attachFailureOf(lines: readonly string[]): AttachFailure | undefined {
+  let found: AttachFailure | undefined;
+  let libbpfReason: string | undefined;
+  lines.forEach((l, i) => {
+    const c = /^\s*cannot attach k(?:ret)?probe, (.+)$/.exec(l);
+    if (c) libbpfReason ??= c[1]!.trim();
+    if (found) return;
+    const bt = BPFTRACE_ATTACH.exec(l);
+    if (bt) {
+      const spec = /^(kretprobe|kr|kprobe|k):([A-Za-z_][\w.]*)/.exec(bt[1] ?? bt[2] ?? bt[3] ?? '');
+      found = { tool: 'bpftrace', line: i + 1, needle: bt[0].trim(), skipped: bt[2] !== undefined, ...(spec ? { kind: spec[1]!.startsWith('kr') ? 'return' as const : 'entry' as const, symbol: spec[2]! } : {}) };
+      return;
+    }
+    const lb = LIBBPF_CREATE.exec(l);
+    if (lb) {
+      const errno = errnoForStrerror(lb[3]!);
+      found = { tool: 'bpf-link', line: i + 1, needle: `failed to create ${lb[1]}`, kind: lb[1] === 'kretprobe' ? 'return' : 'entry', symbol: lb[2]!, reason: lb[3]!.trim(), skipped: false, ...(errno ? { errno } : {}) };
+    }
+  });
+  if (found?.tool === 'bpftrace' && libbpfReason !== undefined) {
+    found.reason = libbpfReason;
+    const errno = errnoForStrerror(libbpfReason);
+    if (errno) found.errno = errno;
+  }
+  return found;
+}
+
+/** The facts of an attach refusal, bound to the probe it names. */
+function addAttachFailure(f: Facts, x: AttachFailure): void {
+  const subject: Subject = { ...(x.kind ? { kind: x.kind } : {}), ...(x.symbol ? { symbol: x.symbol } : {}) };
+  f.add('probe.interface', x.tool, x.line, x.needle, subject);
+  f.kindOf(subject, x.line, x.needle);
+  if (x.symbol) f.add('probe.target', x.symbol, x.line, x.symbol, subject);
+  f.add('probe.registration.result', x.errno ?? 'error', x.line, x.needle, subject);
+  if (x.reason) f.add('probe.registration.reason', x.reason, x.line, x.reason, subject);
+}
+
 function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftrace-script'): ArtifactReading {
   const lines = linesOf(text);
   const f = new Facts(lines);
@@ -1080,6 +1168,8 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   // The return probe's line, wherever the script opens it; else the first probe's.
   const scriptAt = Math.max(lines.findIndex((l) => isProbeLine(l) && bpftraceProbes(l).some((p) => p.kind === 'kretprobe' || p.kind === 'fexit')), lines.findIndex(isProbeLine));
   let subject: Subject | undefined;
+  // The function pattern of the subject's attach point (`tcp_grow*`): a refused match of it is the subject's.
+  let subjectPoint: string | undefined;
   // The attach points of the return clause, when it is a `kretprobe:` one (read again below against
   // bpftrace's "Attaching N probes").
   let retPoints: string[] | undefined;
@@ -1092,6 +1182,7 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
     const p = ret ?? entry;
     if (p) {
       subject = { kind: ret ? 'return' : 'entry', symbol: p.symbol };
+      subjectPoint = /^[^:]*:(?:[\w-]+:)?([^{\s,/]*)/.exec(script.slice(p.index))?.[1];
       f.add('probe.interface', p.kind === 'fexit' ? 'other' : 'bpftrace', scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0], subject);
       f.kindOf(subject, scriptAt + 1, script.slice(p.index).split(/[{\s]/)[0]);
       // fexit/kretfunc: a BPF trampoline, which has no instance pool (kernel-history.md §3); the
@@ -1112,12 +1203,20 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   const r = parseBpftraceOutput(text);
   // "Attaching N probes..." is printed before the attach: libbpf's "cannot attach kprobe, <strerror>",
   // "ERROR: Error attaching probe" or "Warning: could not attach probe P, skipping." after it is a failure.
-  const refusedAt = lines.findIndex((l) => /^\s*cannot attach k(?:ret)?probe, /.test(l));
-  const skippedAt = lines.findIndex((l) => /^Warning: could not attach probe \S+?, skipping\.?$/.test(l.trim()));
+  // A refusal that names its probe (attachFailureOf) is that probe's: one of another probe of the
+  // script is not the case probe's, though a fatal one ended the session before anything was armed.
+  const named = attachFailureOf(lines);
+  const ofSubject = (sym: string | undefined): boolean => sym === undefined || subject?.symbol === undefined || sym === subject.symbol || (subjectPoint !== undefined && /[*?]/.test(subjectPoint) && globMatches(subjectPoint, sym));
+  const namesOther = named?.kind !== undefined && subject !== undefined && (named.kind !== subject.kind || !ofSubject(named.symbol));
+  if (named && namesOther) addAttachFailure(f, named);
+  const refusedAt = named ? -1 : lines.findIndex((l) => /^\s*cannot attach k(?:ret)?probe, /.test(l));
   const err = r.errors[0];
   // After "Attaching", an error that names the attach or a symbol it could not find is the attach failing.
-  const failedAt = refusedAt >= 0 ? refusedAt + 1 : skippedAt >= 0 ? skippedAt + 1 : err && (!r.attached || /attach|not found|Could not resolve|No such|unknown symbol/i.test(err.message)) ? err.line : undefined;
-  if (failedAt !== undefined) {
+  const failedAt = named ? (namesOther ? undefined : named.line) : refusedAt >= 0 ? refusedAt + 1 : err && (!r.attached || /attach|not found|Could not resolve|No such|unknown symbol/i.test(err.message)) ? err.line : undefined;
+  if (named && !namesOther) addAttachFailure(f, { ...named, tool: 'bpftrace' });
+  else if (named && !named.skipped) {
+    // The session ended at another probe's refusal: nothing of it was armed, and no ok is read.
+  } else if (failedAt !== undefined) {
     const reason = refusedAt >= 0 ? (lines[refusedAt] ?? '').trim().replace(/^cannot attach k(?:ret)?probe, /, '') : err?.message;
     const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;
     f.add('probe.registration.result', errno ?? 'error', failedAt, refusedAt >= 0 ? reason : 'ERROR', subject);
@@ -1227,9 +1326,14 @@ const STRERROR: Record<string, string> = {
 export function errnoForStrerror(message: string): string | undefined {
   const m = message.toLowerCase();
   for (const [text, name] of Object.entries(STRERROR)) if (m.includes(text)) return name;
-  const n = /(?:returned|errno|error|err)[ =:]*-?(\d+)\b/.exec(m) ?? /(?:^|\s)-(\d+)\b/.exec(m);
-  return n ? ERRNO_NAMES[Number(n[1])] : undefined;
+  const n = /(?:returned|errno|error|err)[ =:]*-?(\d+)\b/.exec(m) ?? /(?:^|\s|\()-(\d+)\b/.exec(m);
+  if (n) return ERRNO_NAMES[Number(n[1])];
+  // libbpf's errstr() from 1.5: the symbolic name, "-ENOENT".
+  const sym = /(?:^|[\s(:])-?(E[A-Z0-9]{2,})\b/.exec(message);
+  return sym && KNOWN_ERRNO.has(sym[1]!) ? sym[1] : undefined;
 }
+
+const KNOWN_ERRNO = new Set(Object.values(ERRNO_NAMES));
 
 const BY_KIND = new Map(ARTIFACT_READERS.map((r) => [r.kind, r]));
 const BY_FILE = new Map(ARTIFACT_READERS.flatMap((r) => (r.files ?? []).map((f) => [f, r] as const)));

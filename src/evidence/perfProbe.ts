@@ -27,7 +27,10 @@ export interface PerfProbeResult {
   /**
    * The probe the command line asked for (`perf probe -a 'vfs_read%return'`, `--add=F`, a bare
    * `perf probe F%return`): its function and whether it is a return probe. Only with one probe
-   * point: a line adding several names none of them alone.
+   * point: a line adding several names none of them alone. With no command line pasted, what
+   * perf says of the point: its -v trace ("symbol:F file:(null) line:0 offset:0 return:1 ...",
+   * "Writing event: r:probe/F__return F+0"), or the point it could not find ("Probe point
+   * 'F%return' not found.").
    */
   asked?: { line: number; symbol: string; retprobe: boolean };
   problems: LineProblem[];
@@ -63,13 +66,32 @@ export function parsePerfProbe(text: string): PerfProbeResult {
       if (asked) out.asked = { line: no, ...asked };
       continue;
     }
+    // perf probe -v: the probe point as parsed (util/probe-event.c debug_print_probe_point... "symbol:%s file:%s line:%d offset:%lu return:%d").
+    const parsed = /^symbol:([A-Za-z_][\w.]*) file:\S+ line:\d+ offset:\d+ return:([01])\b/.exec(t);
+    if (parsed && out.asked === undefined && out.events.length === 0) {
+      out.asked = { line: no, symbol: parsed[1]!, retprobe: parsed[2] === '1' };
+      continue;
+    }
+    // -v's "Writing event: r:probe/F__return F+0" (a module's "MOD:F+0"); placed at an offset from
+    // _text, it names no function, only the kind.
+    const writing = /^Writing event: ([pr])\d*:\S+\s+(?:[\w-]+:)?([A-Za-z_][\w.]*)(\+\d+)?(?:\s|$)/.exec(t);
+    if (writing) {
+      const symbol = !/^_s?text$/.test(writing[2]!) && (writing[3] === undefined || writing[3] === '+0') ? writing[2]! : undefined;
+      if (out.asked === undefined && symbol !== undefined) out.asked = { line: no, symbol, retprobe: writing[1] === 'r' };
+      continue;
+    }
     const write = /^(?:Error: )?Failed to (?:write event|open kprobe_events): (.+?)\.?$/.exec(t) ?? /^(?:Error: )?Failed to add events\.\s+Reason: (.+?) \(Code: -?\d+\)$/.exec(t);
     if (write) {
       out.errors.push({ line: no, message: t.replace(/^Error: /, ''), notFound: false, strerror: write[1] ?? '' });
       continue;
     }
     const err = /^(?:Error: )?(Failed to find symbol .*|Probe point '.*' not found\.?|Failed to add events\.?|Semantic error :.*)$/.exec(t);
-    if (err) out.errors.push({ line: no, message: err[1] ?? t, notFound: /not found|Failed to find symbol/.test(t) });
+    if (err) {
+      out.errors.push({ line: no, message: err[1] ?? t, notFound: /not found|Failed to find symbol/.test(t) });
+      // The point perf could not find, as it synthesizes it (with %return for a return probe).
+      const point = /^Probe point '([A-Za-z_][\w.]*)(?:@\S+)?(%return)?' not found/.exec(t);
+      if (point && out.asked === undefined && out.events.length === 0) out.asked = { line: no, symbol: point[1]!, retprobe: point[2] !== undefined };
+    }
   }
   return out;
 }

@@ -342,3 +342,50 @@ describe('struct kretprobe fields read at unregistration by bpftrace', () => {
     expect(readArtifact('bpftrace', out.replace(/unregister_kretprobes/g, 'unregister_kprobes').replace('struct kretprobe', 'struct kprobe')).facts.filter((f) => f.path.startsWith('counters.'))).toEqual([]);
   });
 });
+
+describe('tracers\' own attach refusals (issue 21 class 1): perf probe pasted alone, bpftrace, libbpf', () => {
+  const facts = (kind: 'attach-failure' | 'perf-probe', text: string) => {
+    expect(sniffArtifact(text)).toBe(kind);
+    return Object.fromEntries(readArtifact(kind, text).facts.map((f) => [f.path, [f.value, f.subject?.kind]]));
+  };
+  it('perf probe -v on a return probe, no command line: the written definition names the kind, the Code the errno (lore: Jianlin Lv, "perf probe: Fix kretprobe issue caused by GCC bug", 2021)', () => {
+    const text = '  Writing event: r:probe/kernel_clone__return _text+599624 $retval\n  Failed to write event: Invalid argument\n    Error: Failed to add events. Reason: Invalid argument (Code: -22)\n';
+    // Placed at an offset from _text: the line names no function, so no probe is bound by it.
+    expect(facts('perf-probe', text)['probe.registration.result']).toEqual(['EINVAL', undefined]);
+  });
+  it('perf probe -v on a function it cannot map: the parsed point names an entry probe (live-patching: Masami Hiramatsu, "Re: \'perf probe\' and symbols from .text.<something>", 2021-02-23)', () => {
+    const text = "> symbol:nf_ct_resolve_clash file:(null) line:0 offset:0 return:0 lazy:(null)\n> Probe point 'nf_ct_resolve_clash' not found.\n>    Error: Failed to add events. Reason: No such file or directory (Code: -2)\n".replace(/^> /gm, '');
+    expect(facts('perf-probe', text)).toEqual({ 'probe.interface': ['perf-probe', 'entry'], 'probe.target': ['nf_ct_resolve_clash', 'entry'], 'probe.kind': ['entry', 'entry'], 'probe.registration.result': ['ENOENT', 'entry'], 'probe.registration.reason': ["Probe point 'nf_ct_resolve_clash' not found.", 'entry'] });
+  });
+  it('perf probe\'s not-found point alone: %return makes it the return probe', () => {
+    expect(facts('perf-probe', "Probe point 'tcp_sendmsg_locked%return' not found.\n  Error: Failed to add events.\n")['probe.target']).toEqual(['tcp_sendmsg_locked', 'return']);
+  });
+  it('bpftrace\'s refusal names the probe: a kprobe\'s is the entry probe\'s (bpftrace src/attached_probe.cpp)', () => {
+    // "Attaching N probes..." is printed before the attach: the refusal after it is no registration, nothing armed.
+    const out = "Attaching 2 probes...\nError attaching probe: 'kretprobe:vfs_foo'\n";
+    expect(sniffArtifact(out)).toBe('bpftrace');
+    expect(Object.fromEntries(readArtifact('bpftrace', out).facts.map((f) => [f.path, [f.value, f.subject?.kind]]))).toEqual({ 'probe.interface': ['bpftrace', 'return'], 'probe.target': ['vfs_foo', 'return'], 'probe.registration.result': ['error', 'return'] });
+    // A script whose entry probe was refused: the refusal is the entry probe's, and the session ended before anything was armed.
+    const script = "# bpftrace -e 'kprobe:vfs_fo { @s[tid] = nsecs; } kretprobe:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); }'\nAttaching 2 probes...\nError attaching probe: 'kprobe:vfs_fo'\n";
+    const r = readArtifact(sniffArtifact(script)!, script).facts;
+    expect(r.filter((f) => f.subject?.kind === 'return' && (f.path === 'probe.registration.result' || f.path === 'probe.armed'))).toEqual([]);
+    expect(r.filter((f) => f.path === 'probe.registration.result').map((f) => [f.value, f.subject?.kind, f.subject?.symbol])).toEqual([['error', 'entry', 'vfs_fo']]);
+    // Skipped instead (a wildcard's match, missing_probes=warn): the return probe still attached and ran.
+    const skipped = script.replace("Error attaching probe: 'kprobe:vfs_fo'", 'Warning: could not attach probe kprobe:vfs_fo, skipping.\n@ns: 12');
+    const k = readArtifact(sniffArtifact(skipped)!, skipped).facts;
+    expect(k.filter((f) => f.subject?.kind === 'return' && f.path === 'probe.registration.result').map((f) => f.value)).toEqual(['ok']);
+    // A match of the script's own wildcard skipped is the script's probe failing (bpftrace#304, Brendan Gregg, 2018-12-31).
+    const wild = "# sudo bpftrace -e 'k:tcp_grow* { @[probe] = count(); }'\nAttaching 1 probe...\ncannot attach kprobe, Invalid argument\nWarning: could not attach probe kprobe:tcp_grow_window.isra.39, skipping.\n^C\n";
+    const w = readArtifact(sniffArtifact(wild)!, wild).facts;
+    expect(w.filter((f) => f.path === 'probe.registration.result' || f.path === 'probe.armed').map((f) => [f.path, f.value, f.subject?.kind])).toEqual([['probe.registration.result', 'EINVAL', 'entry']]);
+    // Quoted in "BPF Performance Tools" (Gregg, 2019) for bpftrace's biosnoop on 5.0+ kernels.
+    expect(facts('attach-failure', 'Warning: could not attach probe kprobe:blk_start_request, skipping.\n')['probe.kind']).toEqual(['entry', 'entry']);
+    // Built on bcc's libbpf, bpftrace printed the strerror (or bcc's words for ENOENT) on the line before.
+    expect(facts('attach-failure', "cannot attach kprobe, probe entry may not exist\nError attaching probe: 'kretprobe:vfs_foo'\n")['probe.registration.result']).toEqual(['ENOENT', 'return']);
+  });
+  it('libbpf\'s refusal, with strerror or with errstr()\'s symbolic name (libbpf.c bpf_program__attach_kprobe_opts)', () => {
+    expect(facts('attach-failure', "libbpf: prog 'handle_exit': failed to create kretprobe 'vfs_foo+0x0' perf event: No such file or directory\n")['probe.registration.result']).toEqual(['ENOENT', 'return']);
+    expect(facts('attach-failure', "libbpf: prog 'handle_exit': failed to create kretprobe 'vfs_foo+0x0' perf event: -ENOENT\n")['probe.registration.result']).toEqual(['ENOENT', 'return']);
+    expect(facts('attach-failure', "libbpf: prog 'on_open': failed to create kprobe 'do_sys_openat2+0x0' perf event: Invalid argument\n")['probe.kind']).toEqual(['entry', 'entry']);
+  });
+});
