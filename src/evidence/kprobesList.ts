@@ -48,8 +48,9 @@ export function parseKprobesList(text: string): KprobesListResult {
     }
     let bad = false;
     for (const tok of (m[4] ?? '').trim().split(/\s+/).filter((t) => t !== '')) {
-      const fm = /^\[([A-Z]+)\]$/.exec(tok);
-      if (fm && FLAGS.has(fm[1] ?? '')) entry.flags.push(fm[1] as KprobeFlag);
+      // report_probe prints the flags with nothing between them ("%s%s%s%s": `[DISABLED][FTRACE]`).
+      const flags = /^(?:\[[A-Z]+\])+$/.test(tok) ? [...tok.matchAll(/\[([A-Z]+)\]/g)].map((x) => x[1]!) : undefined;
+      if (flags && flags.every((x) => FLAGS.has(x))) entry.flags.push(...(flags as KprobeFlag[]));
       // report_probe prints the module bare; only the %pS fallback (sym+off/size) brackets it.
       else if (entry.module === undefined && entry.flags.length === 0 && /^[A-Za-z0-9_-]+$/.test(tok)) entry.module = tok;
       else if (entry.module === undefined && entry.flags.length === 0 && where.includes('/') && /^\[[A-Za-z0-9_-]+\]$/.test(tok)) entry.module = tok.slice(1, -1);

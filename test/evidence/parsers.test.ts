@@ -189,6 +189,10 @@ describe('kprobes/list', () => {
     ['optimized', 'ffffffff81000000  k  foo+0x10    [OPTIMIZED]', { flags: ['OPTIMIZED'], offset: 16 }, true],
     ['no flags', 'ffffffff81000000  k  foo+0x0    ', { flags: [] }, true],
     ['hidden address', '0000000000000000  r  pipe_read+0x4    [FTRACE]', { address: '0000000000000000' }, true],
+    // report_probe prints its flags back to back ("%s%s%s%s\n"): an ftrace-based probe whose event
+    // is not enabled, the usual state of a tracefs probe on x86 before `enable`.
+    ['disabled on ftrace', 'ffffffff8133c0a0  r  vfs_read+0x0    [DISABLED][FTRACE]', { flags: ['DISABLED', 'FTRACE'] }, false],
+    ['a module probe, disabled and optimized', 'ffffffffc0a12010  k  my_func+0x10  mymod [DISABLED][OPTIMIZED]', { module: 'mymod', flags: ['DISABLED', 'OPTIMIZED'] }, false],
   ])('%s', (_n, line, expected, armed) => {
     const r = parseKprobesList(`${line}\n`);
     expect(r.problems).toEqual([]);
