@@ -25,7 +25,7 @@ import { addTraceLoss, lostEventsOf, noTraceLoss, parseTraceLine } from './trace
 
 export type ArtifactKind =
   | 'kprobe_profile' | 'kprobe_events' | 'dynamic_events' | 'kprobe_events-write' | 'error_log' | 'kprobes_list' | 'uname' | 'uname_m' | 'proc_version' | 'cpu_possible'
-  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-perf' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap' | 'attach-failure';
+  | 'kallsyms' | 'bpftool-link' | 'bpftool-link-json' | 'bpftool-perf' | 'bpftool-prog' | 'bpftrace' | 'bpftrace-script' | 'dmesg' | 'perf-probe' | 'module-source' | 'bcc' | 'bcc-program' | 'libbpf-program' | 'lost-events' | 'buffer_stats' | 'perf-stat' | 'ply' | 'strace' | 'kernel-config' | 'systemtap' | 'attach-failure' | 'event-enable' | 'kprobes_enabled';
 
 export type CitedValue = string | number | boolean | string[] | null;
 
@@ -868,6 +868,34 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
       const preemption = configPreemption(set, ctx.collected === true || grepKeepsDynamic(ctx.command));
       if (preemption) f.add('kernel.preemption', preemption.value, preemption.line, preemption.symbol);
       return { kind: 'kernel-config', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // A trace event's enable file read back (`cat /sys/kernel/tracing/events/GRP/EVENT/enable`):
+    // "0" is a probe event that was not enabled, so its probe was not armed; "1" says nothing alone
+    // (the probe may still be [GONE] or kprobes off), as the bundle reads it (bundle.ts armedIn).
+    kind: 'event-enable',
+    command: /\/events\/[\w.-]+\/[\w.-]+\/enable\b/,
+    read: (text, ctx) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const at = lines.findIndex((l) => l.trim() !== '');
+      const ev = /\/events\/([\w.-]+)\/([\w.-]+)\/enable\b/.exec(ctx.command ?? '');
+      if (at >= 0 && lines[at]!.trim() === '0' && ev) f.add('probe.armed', false, at + 1, '0', { event: `${ev[1]}/${ev[2]}` });
+      return { kind: 'event-enable', facts: f.facts, problems: [] };
+    },
+  },
+  {
+    // kprobes' global switch (`cat /sys/kernel/debug/kprobes/enabled`, kernel/kprobes.c
+    // arm_all_kprobes/disarm_all_kprobes): "0" disarms every kprobe and kretprobe on the system.
+    kind: 'kprobes_enabled',
+    command: /kprobes\/enabled\b/,
+    read: (text) => {
+      const lines = linesOf(text);
+      const f = new Facts(lines);
+      const at = lines.findIndex((l) => l.trim() !== '');
+      if (at >= 0 && lines[at]!.trim() === '0') f.add('probe.armed', false, at + 1, '0');
+      return { kind: 'kprobes_enabled', facts: f.facts, problems: [] };
     },
   },
   {

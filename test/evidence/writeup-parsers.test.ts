@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bpftraceProbes, parseBpftoolProgs, parseBpftraceOutput, parseDmesg, parsePerfProbe } from '../../src/evidence/index.js';
-import { readArtifact, sniffArtifact, unreadableOf } from '../../src/evidence/artifacts.js';
+import { kindOfCommand, readArtifact, sniffArtifact, unreadableOf } from '../../src/evidence/artifacts.js';
 
 describe('bpftrace output', () => {
   it('reads the attach line, scalar maps, lost events and leaves histograms out', () => {
@@ -387,5 +387,20 @@ describe('tracers\' own attach refusals (issue 21 class 1): perf probe pasted al
     expect(facts('attach-failure', "libbpf: prog 'handle_exit': failed to create kretprobe 'vfs_foo+0x0' perf event: No such file or directory\n")['probe.registration.result']).toEqual(['ENOENT', 'return']);
     expect(facts('attach-failure', "libbpf: prog 'handle_exit': failed to create kretprobe 'vfs_foo+0x0' perf event: -ENOENT\n")['probe.registration.result']).toEqual(['ENOENT', 'return']);
     expect(facts('attach-failure', "libbpf: prog 'on_open': failed to create kprobe 'do_sys_openat2+0x0' perf event: Invalid argument\n")['probe.kind']).toEqual(['entry', 'entry']);
+  });
+});
+
+describe('switches read back: an event\'s enable file, kprobes\' global enabled', () => {
+  it('an event not enabled was not armed; "1" alone says nothing (the bundle reads them alike, bundle.ts armedIn)', () => {
+    const ctx = { command: 'cat /sys/kernel/tracing/events/kprobes/myret/enable' };
+    expect(kindOfCommand(ctx.command)).toBe('event-enable');
+    expect(readArtifact('event-enable', '0\n', ctx).facts.map((f) => [f.path, f.value, f.subject?.event])).toEqual([['probe.armed', false, 'kprobes/myret']]);
+    expect(readArtifact('event-enable', '1\n', ctx).facts).toEqual([]);
+  });
+  it('kprobes disabled globally disarm every probe (kernel/kprobes.c disarm_all_kprobes)', () => {
+    expect(kindOfCommand('cat /sys/kernel/debug/kprobes/enabled')).toBe('kprobes_enabled');
+    expect(kindOfCommand('cat /sys/kernel/debug/kprobes/list')).toBe('kprobes_list');
+    expect(readArtifact('kprobes_enabled', '0\n').facts.map((f) => [f.path, f.value])).toEqual([['probe.armed', false]]);
+    expect(readArtifact('kprobes_enabled', '1\n').facts).toEqual([]);
   });
 });
