@@ -100,6 +100,16 @@ const TAB = 9;
 const DIGIT0 = 48;
 const DIGIT9 = 57;
 const HASH = 35;
+/** trace-cmd report's header lines, as bytes (scanTraceBytes). */
+const VERSION_LINE = Buffer.from('version = ', 'latin1');
+const CPUS_LINE = Buffer.from('cpus=', 'latin1');
+/** Whether b[start..end) begins with `prefix` and the rest is digits. */
+function prefixThenDigits(b: Uint8Array, start: number, end: number, prefix: Uint8Array): boolean {
+  if (end - start <= prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[start + i] !== prefix[i]) return false;
+  for (let i = start + prefix.length; i < end; i++) if (b[i]! < 48 || b[i]! > 57) return false;
+  return true;
+}
 
 function isDigit(c: number): boolean {
   return c >= DIGIT0 && c <= DIGIT9;
@@ -458,6 +468,8 @@ export function scanTraceBytes(b: Uint8Array, start: number, end: number, opts: 
     st.cpu = Number(m[3]);
     return SCAN_HEADER;
   }
+  // trace-cmd report's header ("version = 6", "cpus=2"): its own lines, no record.
+  if ((first === 118 /* v */ && prefixThenDigits(b, start, end, VERSION_LINE)) || (first === 99 /* c */ && prefixThenDigits(b, start, end, CPUS_LINE))) return SCAN_SKIP;
   if (first === 67 /* C */ && b[start + 1] === 80 && b[start + 2] === 85 && b[start + 3] === 58) {
     const m = LOST_RE.exec(Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1'));
     if (m) {

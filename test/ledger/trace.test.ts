@@ -72,6 +72,10 @@ describe('parseTraceLine on real kernel lines', () => {
   it('reads trace-cmd report\'s marker, with and without a count', () => {
     expect(parseTraceLine('CPU:7 [204600 EVENTS DROPPED]')).toEqual({ kind: 'lost', cpu: 7, count: 204600 });
     expect(parseTraceLine('CPU:2 [EVENTS DROPPED]')).toEqual({ kind: 'lost', cpu: 2, count: undefined });
+    // Its header lines are its own, not malformed records.
+    expect(parseTraceLine('version = 6')).toBeNull();
+    expect(parseTraceLine('cpus=2')).toBeNull();
+    expect(parseTraceLine('cpus=two')).toMatchObject({ kind: 'problem' });
   });
 
   // v6.12 kernel/trace/trace.c print_event_info: entries in the buffer / entries + overruns, CPUs online.
