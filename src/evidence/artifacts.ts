@@ -879,9 +879,9 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     read: (text, ctx) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
-      const at = lines.findIndex((l) => l.trim() !== '');
+      const at = switchedOffAt(text);
       const ev = /\/events\/([\w.-]+)\/([\w.-]+)\/enable\b/.exec(ctx.command ?? '');
-      if (at >= 0 && lines[at]!.trim() === '0' && ev) f.add('probe.armed', false, at + 1, '0', { event: `${ev[1]}/${ev[2]}` });
+      if (at !== undefined && ev) f.add('probe.armed', false, at, '0', { event: `${ev[1]}/${ev[2]}` });
       return { kind: 'event-enable', facts: f.facts, problems: [] };
     },
   },
@@ -893,8 +893,8 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
     read: (text) => {
       const lines = linesOf(text);
       const f = new Facts(lines);
-      const at = lines.findIndex((l) => l.trim() !== '');
-      if (at >= 0 && lines[at]!.trim() === '0') f.add('probe.armed', false, at + 1, '0');
+      const at = switchedOffAt(text);
+      if (at !== undefined) f.add('probe.armed', false, at, '0');
       return { kind: 'kprobes_enabled', facts: f.facts, problems: [] };
     },
   },
@@ -1131,6 +1131,20 @@ function globMatches(glob: string, name: string): boolean {
   return re.test(name);
 }
 
+/** bcc's libbpf refusing an attach, with its strerror (or its own words for ENOENT): "cannot attach kprobe, <reason>" (src/cc/libbpf.c), bpftrace built on it too. */
+const LIBBPF_REFUSAL = /^\s*cannot attach k(?:ret)?probe, (.+)$/;
+
+/**
+ * The line of a switch file read back as off: an event's `enable` or kprobes' `enabled` holding
+ * "0" (its only line, blank lines aside); undefined for "1" or anything else. The bundle reads
+ * its snapshots of both files through it too (bundle.ts armedIn).
+ */
+export function switchedOffAt(text: string): number | undefined {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.trim() !== '');
+  return at >= 0 && lines[at]!.trim() === '0' && lines.slice(at + 1).every((l) => l.trim() === '') ? at + 1 : undefined;
+}
+
 /** A tracer's report that one probe did not attach (attachFailureOf). */
 interface AttachFailure {
   tool: 'bpftrace' | 'bpf-link';
@@ -1156,7 +1170,7 @@ function attachFailureOf(lines: readonly string[]): AttachFailure | undefined {
   let found: AttachFailure | undefined;
   let libbpfReason: string | undefined;
   lines.forEach((l, i) => {
-    const c = /^\s*cannot attach k(?:ret)?probe, (.+)$/.exec(l);
+    const c = LIBBPF_REFUSAL.exec(l);
     if (c) libbpfReason ??= c[1]!.trim();
     if (found) return;
     const bt = BPFTRACE_ATTACH.exec(l);
@@ -1237,7 +1251,7 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   const ofSubject = (sym: string | undefined): boolean => sym === undefined || subject?.symbol === undefined || sym === subject.symbol || (subjectPoint !== undefined && /[*?]/.test(subjectPoint) && globMatches(subjectPoint, sym));
   const namesOther = named?.kind !== undefined && subject !== undefined && (named.kind !== subject.kind || !ofSubject(named.symbol));
   if (named && namesOther) addAttachFailure(f, named);
-  const refusedAt = named ? -1 : lines.findIndex((l) => /^\s*cannot attach k(?:ret)?probe, /.test(l));
+  const refusedAt = named ? -1 : lines.findIndex((l) => LIBBPF_REFUSAL.test(l));
   const err = r.errors[0];
   // After "Attaching", an error that names the attach or a symbol it could not find is the attach failing.
   const failedAt = named ? (namesOther ? undefined : named.line) : refusedAt >= 0 ? refusedAt + 1 : err && (!r.attached || /attach|not found|Could not resolve|No such|unknown symbol/i.test(err.message)) ? err.line : undefined;
@@ -1245,7 +1259,7 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
   else if (named && !named.skipped) {
     // The session ended at another probe's refusal: nothing of it was armed, and no ok is read.
   } else if (failedAt !== undefined) {
-    const reason = refusedAt >= 0 ? (lines[refusedAt] ?? '').trim().replace(/^cannot attach k(?:ret)?probe, /, '') : err?.message;
+    const reason = refusedAt >= 0 ? LIBBPF_REFUSAL.exec(lines[refusedAt] ?? '')![1]!.trim() : err?.message;
     const errno = refusedAt >= 0 ? errnoForStrerror(reason ?? '') : err && /not found|Could not resolve|No such|unknown symbol/i.test(err.message) ? 'ENOENT' : undefined;
     f.add('probe.registration.result', errno ?? 'error', failedAt, refusedAt >= 0 ? reason : 'ERROR', subject);
     if (reason) f.add('probe.registration.reason', reason, failedAt, reason, subject);
