@@ -1327,16 +1327,14 @@ function readBpftrace(text: string, ctx: ReadContext, kind: 'bpftrace' | 'bpftra
       f.add('counters.source', 'module-field', at + 1, 'nmissed');
       // Read as the probe is unregistered, the fields are that registration's whole count: it
       // started at 0 when the probe was registered (register_kretprobe clears nmissed), one epoch.
+      // Its kprobe's count was cleared by register_kprobe() at the same registration, printed or not.
       f.add('counters.start.nmissed', 0, at + 1, 'nmissed');
+      f.add('counters.start.kprobe_nmissed', 0, at + 1, 'nmissed');
       for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', at + 1, 'nmissed');
       const max = /\bmaxactive[=:]\s*(\d+)/.exec(l);
       if (max) f.add('probe.maxactive.effective', Number(max[1]), at + 1, 'maxactive');
-      // Its kprobe's count beside it, cleared by register_kprobe() at the same registration.
       const kp = /\bkp\.nmissed[=:]\s*(\d+)/.exec(l);
-      if (kp) {
-        f.add('counters.start.kprobe_nmissed', 0, at + 1, 'kp.nmissed');
-        f.add('counters.end.kprobe_nmissed', Number(kp[1]), at + 1, 'kp.nmissed');
-      }
+      if (kp) f.add('counters.end.kprobe_nmissed', Number(kp[1]), at + 1, 'kp.nmissed');
     }
   }
   return { kind, facts: f.facts, problems: r.problems };

@@ -227,12 +227,15 @@ export const COUNTERS: readonly Derivation[] = [
   },
   {
     name: 'counters.went_down', type: 'boolean', basis: 'kernel-facts.md §2, §6',
-    description: 'a counter is lower at the end than at the start (only a new registration resets it); false only when every counter the source has (module: nmissed and kprobe_nmissed; kprobe_profile: misses and hits; a link: missed) is known level or rising',
+    description: 'a counter is lower at the end than at the start (only a new registration resets it); false only when every counter the source has (module: nmissed and kprobe_nmissed; kprobe_profile: misses and hits; a link: missed) is known level or rising, or started at 0 (an unsigned count cannot end below it)',
     inputs: ['counters.source', ...KEYS.flatMap(snap)],
     derive: (i) => {
       const downs = KEYS.map((k) => {
         const d = rise(i, k);
-        return d === undefined ? undefined : d < 0;
+        // A count that started at 0 cannot end lower, whatever its end (the counters are unsigned):
+        // a fresh registration's, read or fixed by construction (issue 20, silent 3).
+        if (d === undefined) return num(i, `counters.start.${k}`) === 0 ? false : undefined;
+        return d < 0;
       });
       if (downs.some((d) => d === true)) return true;
       // A pair the case leaves out is not "did not go down": a reset shows in any counter of the

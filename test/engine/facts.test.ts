@@ -95,6 +95,11 @@ describe('derived facts', () => {
     ['a module with both pairs level', `${MOD}start: { epoch: a, nmissed: 2, kprobe_nmissed: 1 }, end: { epoch: a, nmissed: 2, kprobe_nmissed: 1 } }`, false],
     ['kprobe_profile without its hits pair', 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0 }, end: { epoch: a, nmissed: 0 } }', undefined],
     ['kprobe_profile with both pairs', 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, hits: 1 }, end: { epoch: a, nmissed: 0, hits: 4 } }', false],
+    // A fresh registration's counts start at 0 (register_kretprobe, register_kprobe): an unsigned
+    // count cannot end below 0, so the end left out cannot show a fall (issue 20, silent 3).
+    ['a module whose kprobe_nmissed started at 0, its end unread', `${MOD}start: { epoch: a, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: a, nmissed: 99 } }`, false],
+    ['kprobe_profile whose hits started at 0, their end unread', 'counters: { source: kprobe_profile, start: { epoch: a, nmissed: 0, hits: 0 }, end: { epoch: a, nmissed: 3 } }', false],
+    ['a module whose kprobe_nmissed started above 0, its end unread', `${MOD}start: { epoch: a, nmissed: 0, kprobe_nmissed: 1 }, end: { epoch: a, nmissed: 99 } }`, undefined],
   ])('a missing counter pair is not "did not go down" (issue 20, class 5): %s', (_, y, expected) => {
     expect(value(y, 'counters.went_down')).toBe(expected);
   });
