@@ -1118,8 +1118,15 @@ function readBpftoolLinks(text: string, kind: 'bpftool-link' | 'bpftool-link-jso
     if (probe.missedPrinted && probe.missed !== undefined) {
       const textLine = link.kprobe ? funcLine : link.line + 1;
       const ml = kind === 'bpftool-link' ? textLine : Math.max(1, lines.findIndex((x) => /"missed"/.test(x)) + 1) || funcLine;
+      const needle = kind === 'bpftool-link' ? 'missed' : '"missed"';
       f.add('counters.end.nmissed', probe.missed, ml, kind === 'bpftool-link' ? `missed ${probe.missed}` : '"missed"', subject);
-      f.add('counters.source', 'bpf-link', ml, kind === 'bpftool-link' ? 'missed' : '"missed"', subject);
+      f.add('counters.source', 'bpf-link', ml, needle, subject);
+      // The link's count is its probe's since the link was made: a perf link's kretprobe is
+      // registered for that perf event alone (register_kretprobe and register_kprobe zero both
+      // counts), a kprobe_multi link's fprobe at the link's creation (fprobe_init zeroes nmissed).
+      // One registration, from 0, as a tool-made kprobe_profile row is (issue 20, silent 3).
+      f.add('counters.start.nmissed', 0, ml, needle, subject);
+      for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', ml, needle, subject);
     }
   }
   return { kind, facts: f.facts, problems: [] };

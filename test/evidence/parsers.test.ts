@@ -390,7 +390,16 @@ describe('bpftool link reader (kprobe_multi, issue 22)', () => {
       expect(got['counters.end.nmissed'], kind).toEqual([4, missedLine]);
       expect(got['counters.source']?.[0], kind).toBe('bpf-link');
       expect(got['probe.target']?.[0], kind).toBe('krtfix_target');
+      // The link's fprobe was registered when the link was made (fprobe_init zeroes nmissed): one
+      // registration, from 0 (issue 20, silent 3).
+      expect(got['counters.start.nmissed'], kind).toEqual([0, missedLine]);
+      expect([got['counters.start.epoch']?.[0], got['counters.end.epoch']?.[0], got['probe.registration.epoch']?.[0]], kind).toEqual(['reg-1', 'reg-1', 'reg-1']);
     }
+  });
+
+  it('a kprobe perf link\'s missed is its own kretprobe\'s since the link was made: from 0', () => {
+    const got = Object.fromEntries(readArtifact('bpftool-link', '7: perf_event  prog 42  \n\tkretprobe ffffffff8d3b6c40 tcp_recvmsg  missed 9  \n').facts.map((f) => [f.path, f.value]));
+    expect(got).toMatchObject({ 'probe.target': 'tcp_recvmsg', 'counters.source': 'bpf-link', 'counters.start.nmissed': 0, 'counters.end.nmissed': 9, 'counters.start.epoch': 'reg-1', 'counters.end.epoch': 'reg-1' });
   });
 
   it('a kprobe_multi link whose plain output leaves missed out (0, or a kernel before 6.7) states no count', () => {
