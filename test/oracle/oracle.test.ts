@@ -193,10 +193,12 @@ describe('the engine agrees with the oracle', () => {
       // One case in four: an undecided shipped case with one to three of the fields that decide it
       // left unknown (which fields to forget is all the engine's answer is used for here; the
       // expectation is the oracle's).
+      // The others: a completion of a shipped case filled field by field as well (drawn all at
+      // once, five in six broke a constraint and were compared on nothing: 1,476 of 10,000
+      // compared, against about half filled this way, for a third more time).
       const open = i % 4 === 1 ? undecided[rand(undecided.length)] : undefined;
-      const c = open ? generated(open.c, 1 + rand(3), open.decides) : generated(shipped[rand(shipped.length)]!, 1 + rand(2));
-      // The oracle first: a case with no consistent completion (most random ones break a
-      // constraint) or too many to enumerate has nothing to compare, so the engine is not asked.
+      const c = open ? generated(open.c, 1 + rand(3), open.decides) : generated(shipped[rand(shipped.length)]!, 1 + rand(2), []);
+      // The oracle first: a case with no consistent completion or too many to enumerate has nothing to compare, so the engine is not asked.
       const o = oracle(rules.set, c, LIMIT);
       if (!o) t.skipped++;
       if (!o || o.worlds === 0) continue;
@@ -208,6 +210,6 @@ describe('the engine agrees with the oracle', () => {
     }
     console.log(`oracle (generated): cases ${t.cases}, completions ${t.completions}, definite ${t.definite}, decided ${t.decided}, undecided by the oracle ${t.undecided ?? 0} (decides marked inexact by the engine ${t.decidesInexact ?? 0}); too many to enumerate ${t.skipped}`);
     expect(unexpected(problems, 'generated').slice(0, 200)).toEqual([]);
-    expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 10); // most random completions break a constraint
+    expect(t.cases).toBeGreaterThanOrEqual(GENERATED / 4); // filled field by field, most are consistent
   }, 1_800_000); // about 110 s idle, 340 s on a 2-core machine under load
 });
