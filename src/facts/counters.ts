@@ -269,6 +269,14 @@ export const COUNTERS: readonly Derivation[] = [
     },
   },
   {
+    name: 'counters.own_count_read', type: 'boolean', basis: 'kernel-history.md §3',
+    description: "the case holds a miss count read from the return probe itself, by whatever means its interface allows (a struct read at unregister counts too): false when the case names no counter source (no count was read), else counters.of_return_probe",
+    inputs: ['counters.source', 'counters.of_return_probe'],
+    // About the evidence, not the world: a case that names no source read no count, so this is
+    // never unknown for want of one (as bounds.eligible_record_lost for an unstated field).
+    derive: (i) => (str(i, 'counters.source') === undefined ? false : bool(i, 'counters.of_return_probe')),
+  },
+  {
     name: 'counters.delta_valid', type: 'boolean', basis: 'Read missed and filtered cases separately',
     description: "the start/end difference is a real delta: the return probe's counter, one epoch that is the probe's registration, no reset between",
     inputs: ['counters.same_epoch', 'counters.epoch_is_registration', 'counters.went_down', 'counters.of_return_probe'],
