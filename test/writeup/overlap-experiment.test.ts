@@ -113,6 +113,37 @@ describe('an overlap experiment stated in a thread', () => {
       facts: { 'concurrency.loss_follows_overlap': undefined, 'probe.maxactive.requested': 50 },
     },
     {
+      // https://github.com/bpftrace/bpftrace/issues/1035, mmisono's comment of 2019-12-29
+      name: 'the larger-pool form told as its outcome: the pool raised, the return probe then fired (bpftrace#1035, verbatim)',
+      text: 'If I increase `maxactive` manually (the last argument of `bpf_attach_kprobe`), kretprobe fired as expected (and no `nmissed` events).\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.registration.result': 'ok', 'probe.armed': true },
+    },
+    {
+      name: 'ours: the misses went once the pool was raised',
+      text: 'After we bumped maxactive to 64 there were no more nmissed.\n',
+      facts: { 'concurrency.loss_follows_overlap': true },
+    },
+    {
+      name: 'ours: a hedged outcome is a plan, not a run',
+      text: 'If you increase maxactive, the kretprobe should fire.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: raising the pool did not help',
+      text: 'Increasing maxactive did not help, the kretprobe never fired.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: how the probe works, in the present tense, is no run',
+      text: 'If you increase maxactive, the kretprobe fires for every call.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
+      name: 'ours: a question',
+      text: 'If I increase maxactive, would no more misses be counted?\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined },
+    },
+    {
       name: 'ours: the loss is stated in another paragraph',
       text: 'Some samples are missing.\n\nWith maxactive 64, no samples are missing.\n',
       facts: { 'concurrency.loss_follows_overlap': undefined },
