@@ -124,6 +124,31 @@ describe('an overlap experiment stated in a thread', () => {
       facts: { 'concurrency.loss_follows_overlap': true },
     },
     {
+      name: 'ours: the problem went away with a larger pool, whose size is the other run\'s',
+      text: 'With maxactive=64 the problem disappeared.\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.maxactive.requested': undefined },
+    },
+    {
+      name: 'ours: setting the pool fixed it',
+      text: 'Setting maxactive to 100 fixed it.\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.maxactive.requested': undefined },
+    },
+    {
+      name: 'ours: the misses went away once the pool was raised',
+      text: 'Raising maxactive to 128 made the misses go away.\n',
+      facts: { 'concurrency.loss_follows_overlap': true, 'probe.maxactive.requested': undefined },
+    },
+    {
+      name: 'ours: the count stayed level once the pool was raised',
+      text: 'Increasing maxactive resolved the issue: nmissed stays at 0.\n',
+      facts: { 'concurrency.loss_follows_overlap': true },
+    },
+    {
+      name: 'ours: raising the pool did not fix it (the pool stated is this run\'s)',
+      text: 'Increasing maxactive to 64 did not fix it; the returns are still missing.\n',
+      facts: { 'concurrency.loss_follows_overlap': undefined, 'probe.maxactive.requested': 64 },
+    },
+    {
       name: 'ours: a hedged outcome is a plan, not a run',
       text: 'If you increase maxactive, the kretprobe should fire.\n',
       facts: { 'concurrency.loss_follows_overlap': undefined },
@@ -172,6 +197,14 @@ describe('what an overlap experiment decides', () => {
     const v = await evaluateCase(x.case, rules);
     expect(v.verdict).toBe('capacity-missed');
     expect(v.findings.map((f) => f.rule)).toContain('counters/nmissed-rose');
+  });
+
+  it('the outcome form names the raised pool: found, bound to the adequate run, and the run that lost calls is capacity-missed', async () => {
+    const x = extractWriteup('# excerpt\n\nThe kretprobe on tcp_v4_connect lost returns.\n\nWhen I bumped maxactive to 256 the return probe fired for every call.\n', 'thread.md', lex);
+    expect(x.facts.find((f) => f.path === 'probe.maxactive.requested')).toMatchObject({ value: 256, otherRun: true });
+    expect(at(x.case as unknown as Obj, 'probe.maxactive.requested')).toBeUndefined();
+    const v = await evaluateCase(x.case, rules);
+    expect(v.verdict).toBe('capacity-missed');
   });
 
   it('without the experiment the same evidence decides nothing', async () => {
