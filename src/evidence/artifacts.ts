@@ -655,13 +655,22 @@ export const ARTIFACT_READERS: readonly ArtifactReader[] = [
         // A count that names no function is of the function the log plants, when it plants one only.
         const sym = rep.symbol ?? (plantedSymbols.size === 1 ? [...plantedSymbols][0] : undefined);
         if (rep.nmissed !== undefined && !rep.planted && plantedAt(sym, rep.line)) continue;
+        // The same for an exit message followed by another one of the same function: the module was
+        // loaded again, and the earlier count is an ended registration's.
+        if (rep.atUnregister && r.reports.some((x) => x.line > rep.line && x.atUnregister && x.symbol === rep.symbol)) continue;
         const plant = rep.nmissed !== undefined && sym !== undefined ? lastPlantBefore(sym, rep.line) : undefined;
-        if (plant) {
-          // Registration zeroes both counts: rp->nmissed in register_kretprobe(), kp->nmissed in
-          // register_kprobe() (kernel/kprobes.c, v6.12; kernel-facts.md §2).
-          f.add('counters.start.nmissed', 0, plant.line, 'Planted', subject);
-          f.add('counters.start.kprobe_nmissed', 0, plant.line, 'Planted', subject);
-          for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', plant.line, 'Planted', subject);
+        // Registration zeroes both counts: rp->nmissed in register_kretprobe(), kp->nmissed in
+        // register_kprobe() (kernel/kprobes.c, v6.12; kernel-facts.md §2). So the count of a
+        // registration the log plants starts at 0, and so does the total the exit message prints
+        // after unregistering (issue 20, silent 3: a fact fixed by construction), planted or not.
+        const from = plant ?? (rep.atUnregister ? rep : undefined);
+        if (from) {
+          const word = plant ? 'Planted' : 'Missed probing';
+          f.add('counters.start.nmissed', 0, from.line, word, subject);
+          f.add('counters.start.kprobe_nmissed', 0, from.line, word, subject);
+          for (const p of ['counters.start.epoch', 'counters.end.epoch', 'probe.registration.epoch']) f.add(p, 'reg-1', from.line, word, subject);
+          // A kernel module's message: the probe was made with register_kretprobe().
+          if (!plant) f.add('probe.interface', 'module', from.line, word, subject);
         }
         if (rep.planted) {
           f.add('probe.interface', 'module', rep.line, 'Planted', subject);

@@ -23,6 +23,11 @@ export interface DmesgProbeReport {
   release?: string;
   /** "Missed probing %d instances of %s", or a `nmissed=N` / `rp.nmissed N` field. */
   nmissed?: number;
+  /**
+   * The count is the sample's exit message ("Missed probing %d instances of %s"), printed after
+   * unregister_kretprobe(): the total of one registration, which register_kretprobe() started at 0.
+   */
+  atUnregister?: true;
   /** `kp.nmissed=N` / `rp.kp.nmissed N`: the embedded kprobe's counter. */
   kprobeNmissed?: number;
   /**
@@ -90,6 +95,7 @@ function probeReport(l: DmesgLine): DmesgProbeReport | undefined {
   if (missedProbing) {
     r.nmissed = parseCounter(missedProbing[1] ?? '');
     r.symbol = missedProbing[2] ?? '';
+    r.atUnregister = true;
     any = true;
   }
   const kp = /\b(?:rp\.)?kp\.nmissed[=: ]\s*([0-9]+)\b/.exec(msg);

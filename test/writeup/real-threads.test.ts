@@ -94,6 +94,21 @@ describe('kretprobe_example.c log lines (https://github.com/torvalds/linux/blob/
     const c = read(['[ 9386.574964] kretprobe at 0xffff000007cf01a8 unregistered', '[ 9386.580252] Missed probing 2 instances of ip6t_do_table', '[ 9405.547331] Planted return probe at ip6t_do_table: 0xffff000007cf01a8'].join('\n'));
     expect([at(c, 'counters.end.nmissed'), at(c, 'probe.registration.result'), at(c, 'probe.target')]).toEqual([undefined, 'ok', 'ip6t_do_table']);
   });
+  // The exit message alone (a thread pastes the lines after rmmod): kretprobe_exit() prints it after
+  // unregister_kretprobe(), so it is the whole registration's count, which register_kretprobe()
+  // started at 0 (issue 20, silent 3). Before, the start stayed unknown and the rise was no delta.
+  it('the exit message alone is one registration\'s total from 0, of a module', () => {
+    const c = read('[ 9386.580252] kretprobe_example: Missed probing 2 instances of ip6t_do_table');
+    expect(['counters.start.nmissed', 'counters.start.kprobe_nmissed', 'counters.end.nmissed', 'counters.start.epoch', 'counters.end.epoch', 'probe.interface', 'probe.target'].map((p) => at(c, p))).toEqual([0, 0, 2, 'reg-1', 'reg-1', 'module', 'ip6t_do_table']);
+  });
+  it('of two exit messages of one function (the module loaded twice), the last is the case\'s', () => {
+    const c = read(['[ 100.000001] Missed probing 9 instances of vfs_read', '[ 200.000001] Missed probing 2 instances of vfs_read'].join('\n'));
+    expect([at(c, 'counters.start.nmissed'), at(c, 'counters.end.nmissed')]).toEqual([0, 2]);
+  });
+  it('a count of another shape (a module\'s own nmissed field) says nothing of when it was read', () => {
+    const c = read('[ 8300.000001] mydrv_probe: rp.nmissed=3');
+    expect([at(c, 'counters.end.nmissed'), at(c, 'counters.start.nmissed'), at(c, 'counters.start.epoch')]).toEqual([3, undefined, undefined]);
+  });
 });
 
 /**
