@@ -80,6 +80,19 @@ describe('facts the corpus missed, on real threads and our own examples (issue 2
       text: '- 内核版本：[见此处](https://example.org/kernel-5.4.0-42-generic.html)\n',
       facts: { 'kernel.release': undefined },
     },
+    // A distribution kernel's release names the kernel without the word "kernel": the ABI number
+    // and a flavour that only a kernel package carries. Each row but the package versions and the
+    // link failed before kernel-release-distro.
+    ...([
+      ['Ubuntu\'s -generic, after "On"', 'On 6.8.0-45-generic with 16 possible CPUs, the probe misses calls.\n', '6.8.0-45-generic'],
+      ['in parentheses after the distribution', 'Ubuntu 22.04 (5.15.0-91-generic), bcc 0.29.1-1.\n', '5.15.0-91-generic'],
+      ['Debian\'s -cloud-amd64', 'The host runs 5.10.0-21-cloud-amd64.\n', '5.10.0-21-cloud-amd64'],
+      ['RHEL\'s .el8_9 with its machine', 'Reproduced on 4.18.0-513.5.1.el8_9.x86_64 and nowhere else.\n', '4.18.0-513.5.1.el8_9.x86_64'],
+      ['Fedora\'s .fc39', 'Fedora 39 with 6.5.6-300.fc39.x86_64 shows the same.\n', '6.5.6-300.fc39.x86_64'],
+      ['the failing kernel of two, the other said to work', 'It works fine on 5.4.0-42-generic but fails on 5.10.0-8-amd64.\n', '5.10.0-8-amd64'],
+      ['package versions are no kernel', 'We built it with gcc 9.4.0-1ubuntu1 and glibc 2.31-0ubuntu9 from Debian package 5.10.162-1.\n', undefined],
+      ['a release in a link\'s address is no fact', 'See https://example.com/5.15.0-91-generic/changelog for details.\n', undefined],
+    ] as const).map(([what, text, release]) => ({ name: `class 5 (ours): a distribution release alone: ${what}`, url: 'our own example', text, facts: { 'kernel.release': release } })),
   ])('$name ($url)', ({ text, facts }) => {
     const c = read(text);
     for (const [p, v] of Object.entries(facts)) expect([p, at(c, p)]).toEqual([p, v]);
