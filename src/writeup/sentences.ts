@@ -412,7 +412,9 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   const unknown: StatedUnknown[] = [];
   for (const u of lex.unknown) {
     matches(u.re, u.needs, (m, i, s, start, end) => {
-      const clause = clauseAround(s.text, start, end);
+      // The words around the statement hedge it, not its own: "could not read nmissed" says the
+      // author was unable to, where "could" alone would be a hedge.
+      const clause = clauseOutside(s.text, start, end);
       if (question(i) || lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause)) return;
       const pos = s.at(start);
       unknown.push({ path: u.fact, reason: u.reason, line: pos.line, col: pos.col, text: m[0], via: u.id });

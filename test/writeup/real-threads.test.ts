@@ -569,6 +569,16 @@ describe('a file that could not be read (issue 21 class 8)', () => {
     expect(read("```\n# cat /sys/kernel/debug/kprobes/list\ncat: /sys/kernel/debug/kprobes/list: No such file or directory\n```\n").unknown.map((u) => u.path)).toEqual(['probe.armed']);
     expect(read("```\n$ cat /etc/shadow\ncat: /etc/shadow: Permission denied\n```\n").unknown).toEqual([]);
   });
+  // Said in prose: the statement's own words ("could not") are no hedge of it (ours; before, "could"
+  // in "could not read" hedged the statement away and the counter was merely absent).
+  it.each([
+    ['We could not read nmissed because bpftrace does not expose it.', ['counters.end.nmissed']],
+    ['I couldn\'t read the miss counter on that box.', ['counters.end.nmissed']],
+    ['Maybe we could not read nmissed.', []],
+    ['If you cannot read nmissed, count the returns instead.', []],
+  ])('%s', (text, want) => {
+    expect(read(`${text}\n`).unknown.map((u) => u.path)).toEqual(want);
+  });
 });
 
 // class 6: a thread that pastes return probes on two functions (a tracefs probe on one, a bpftrace
