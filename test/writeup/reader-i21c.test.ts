@@ -105,6 +105,18 @@ describe('facts the corpus missed, on real threads and our own examples (issue 2
       ['a tracer named in another clause does not take the marker', 'bpftrace did not print "Lost N events" this time; the trace has [LOST 3 EVENTS] in it.\n', 3, undefined],
       ['a message said not to have appeared states nothing', 'bcc printed no "Possibly lost 3 samples" this time.\n', undefined, undefined],
     ] as const).map(([what, text, lost, overruns]) => ({ name: `class 4 (ours): ${what}`, url: 'our own example', text, facts: { 'ledger.lost_events': lost, 'ledger.buffer_overruns': overruns } })),
+    // A refused registration retold in prose, without the C function's name: the errno is the
+    // fact, the function when it looks like one, the kind binds it (each but the last two rows
+    // failed before registration-failed-retold).
+    ...([
+      ['"Registering the kretprobe on F failed with -EINVAL"', 'Registering the kretprobe on do_fork failed with -EINVAL.\n', 'EINVAL', 'do_fork', undefined],
+      ['"The kretprobe registration fails with EINVAL"', 'The kretprobe registration fails with EINVAL on our 5.10 box.\n', 'EINVAL', undefined, undefined],
+      ['a negative number, the function with ()', 'Registration of the return probe for vfs_read() returned -2.\n', 'ENOENT', 'vfs_read', undefined],
+      ['a phrase that is no function', 'The kretprobe registration for our module fails with EINVAL.\n', 'EINVAL', undefined, undefined],
+      ['a kprobe\'s is the entry probe\'s (no return probe named)', 'Registering the kprobe on do_fork failed with -EINVAL.\n', 'EINVAL', 'do_fork', 'entry'],
+      ['a condition is no report', 'If the kretprobe registration fails with EBUSY, retry.\n', undefined, undefined, undefined],
+      ['no errno, no fact', 'The kretprobe registration failed on that box.\n', undefined, undefined, undefined],
+    ] as const).map(([what, text, result, target, kind]) => ({ name: `class 1 (ours): ${what}`, url: 'our own example', text, facts: { 'probe.registration.result': result, 'probe.target': target, 'probe.kind': kind } })),
   ])('$name ($url)', ({ text, facts }) => {
     const c = read(text);
     for (const [p, v] of Object.entries(facts)) expect([p, at(c, p)]).toEqual([p, v]);
