@@ -291,7 +291,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
       const clause = p.quoted ? clauseOutside(s.text, start, end) : clauseAround(s.text, start, end);
       if (!p.names && (lex.notAClaim.hedge.test(clause) || lex.notAClaim.conditional.test(clause))) return;
       // A message the author says did not appear ("no "Failed to attach" this time") states nothing.
-      if (p.quoted && negatedBefore(s.text, start, lex)) return;
+      // (From where the quotation opens: the message's own colons and commas do not cut the author's clause.)
+      if (p.quoted && negatedBefore(s.text, insideQuotes(s.text, start) ? quoteOpening(s.text, start) : start, lex)) return;
       // Words in quotation marks are someone else's (a commit's or a thread's title), not the author's fact.
       if (!p.quoted && hasQuotes(i) && insideQuotes(s.text, start)) return;
       const groups = m.groups ?? {};
@@ -563,6 +564,12 @@ function clauseOutside(text: string, start: number, end: number): string {
   let b = end;
   while (b < text.length && !/[,;:)—]/.test(text[b]!)) b++;
   return `${text.slice(a, start)} ${text.slice(end, b)}`;
+}
+
+/** Where the quotation that holds `at` opens (the last opening mark before it). */
+function quoteOpening(text: string, at: number): number {
+  const before = text.slice(0, at);
+  return Math.max(before.lastIndexOf('"'), before.lastIndexOf('“'), before.lastIndexOf('‘'));
 }
 
 function insideQuotes(text: string, at: number): boolean {

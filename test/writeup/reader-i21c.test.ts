@@ -116,6 +116,11 @@ describe('facts the corpus missed, on real threads and our own examples (issue 2
       ['a kprobe\'s is the entry probe\'s (no return probe named)', 'Registering the kprobe on do_fork failed with -EINVAL.\n', 'EINVAL', 'do_fork', 'entry'],
       ['a condition is no report', 'If the kretprobe registration fails with EBUSY, retry.\n', undefined, undefined, undefined],
       ['no errno, no fact', 'The kretprobe registration failed on that box.\n', undefined, undefined, undefined],
+      // bpftrace's refusal quoted in a sentence (failed before target-not-found-bpftrace-quoted), and
+      // the same said not to have appeared: the message's own colon no longer cuts the negation off.
+      ['bpftrace\'s "kretprobe target ... not found", quoted', 'bpftrace says "ERROR: kretprobe target \'do_fork\' not found".\n', 'ENOENT', 'do_fork', undefined],
+      ['the same said not to have appeared', 'bpftrace did not say "ERROR: kretprobe target \'do_fork\' not found" this time.\n', undefined, undefined, undefined],
+      ['bpftrace\'s attach error said not to have appeared', 'This time there was no "Error attaching probe: \'kretprobe:vfs_read\'" at all.\n', undefined, undefined, undefined],
     ] as const).map(([what, text, result, target, kind]) => ({ name: `class 1 (ours): ${what}`, url: 'our own example', text, facts: { 'probe.registration.result': result, 'probe.target': target, 'probe.kind': kind } })),
   ])('$name ($url)', ({ text, facts }) => {
     const c = read(text);
