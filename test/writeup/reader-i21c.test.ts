@@ -120,6 +120,12 @@ describe('facts the corpus missed, on real threads and our own examples (issue 2
       // the same said not to have appeared: the message's own colon no longer cuts the negation off.
       ['bpftrace\'s "kretprobe target ... not found", quoted', 'bpftrace says "ERROR: kretprobe target \'do_fork\' not found".\n', 'ENOENT', 'do_fork', undefined],
       ['the same said not to have appeared', 'bpftrace did not say "ERROR: kretprobe target \'do_fork\' not found" this time.\n', undefined, undefined, undefined],
+      // A refused write to kprobe_events, retold (failed before kprobe-events-write-refused).
+      ['a refused r: write, its strerror quoted', 'Writing r:myprobe do_fork to kprobe_events gives "Invalid argument".\n', 'EINVAL', 'do_fork', undefined],
+      ['a refused r: write, the echo retold', "echo 'r:myretprobe do_sys_opn' > /sys/kernel/tracing/kprobe_events fails with No such file or directory.\n", 'ENOENT', 'do_sys_opn', undefined],
+      ['a refused p: write is the entry probe\'s (no return probe named)', "echo 'p:p1 vfs_read' >> kprobe_events fails with Device or resource busy.\n", 'EBUSY', 'vfs_read', 'entry'],
+      ['a p: write refused beside a named return probe is not the case\'s', 'The kretprobe on vfs_read loses returns.\n\nEarlier, echo p:p1 vfs_read >> kprobe_events failed with Device or resource busy.\n', undefined, 'vfs_read', undefined],
+      ['a write that worked', 'Writing r:myprobe do_fork to kprobe_events works.\n', undefined, undefined, undefined],
       ['bpftrace\'s attach error said not to have appeared', 'This time there was no "Error attaching probe: \'kretprobe:vfs_read\'" at all.\n', undefined, undefined, undefined],
     ] as const).map(([what, text, result, target, kind]) => ({ name: `class 1 (ours): ${what}`, url: 'our own example', text, facts: { 'probe.registration.result': result, 'probe.target': target, 'probe.kind': kind } })),
   ])('$name ($url)', ({ text, facts }) => {
