@@ -128,6 +128,16 @@ describe('facts the corpus missed, on real threads and our own examples (issue 2
       ['a write that worked', 'Writing r:myprobe do_fork to kprobe_events works.\n', undefined, undefined, undefined],
       ['bpftrace\'s attach error said not to have appeared', 'This time there was no "Error attaching probe: \'kretprobe:vfs_read\'" at all.\n', undefined, undefined, undefined],
     ] as const).map(([what, text, result, target, kind]) => ({ name: `class 1 (ours): ${what}`, url: 'our own example', text, facts: { 'probe.registration.result': result, 'probe.target': target, 'probe.kind': kind } })),
+    // A function renamed, or said to exist no more, from a release: the old name is gone from it
+    // (coverage.removed_in; each of the first three rows failed before renamed-in).
+    ...([
+      ['renamed to its successor in a release', 'do_fork was renamed to kernel_clone in 5.10.\n', 'do_fork', '5.10'],
+      ['the release first', 'In 5.10 do_fork has been renamed to kernel_clone.\n', 'do_fork', '5.10'],
+      ['no longer exists since a release', 'Since 5.10, do_fork no longer exists; it is kernel_clone now.\n', 'do_fork', '5.10'],
+      ['removed (read before)', '__vfs_read was removed in kernel 5.8.\n', '__vfs_read', '5.8'],
+      ['a compiler clone is no removal', 'attach_recursive_mnt was renamed to attach_recursive_mnt.isra.0 in 5.15 builds.\n', undefined, undefined],
+      ['a condition is no report', 'If do_fork was renamed in 5.10, the probe fails.\n', undefined, undefined],
+    ] as const).map(([what, text, target, release]) => ({ name: `class 3 (ours): ${what}`, url: 'our own example', text, facts: { 'probe.target': target, 'coverage.removed_in': release } })),
   ])('$name ($url)', ({ text, facts }) => {
     const c = read(text);
     for (const [p, v] of Object.entries(facts)) expect([p, at(c, p)]).toEqual([p, v]);
