@@ -268,7 +268,6 @@ export const INFORMATIONAL: Readonly<Record<string, string>> = {
   'kernel.arch': 'quoted by scope/arch-restrictions-unchecked; no verdict depends on it',
   'probe.target_module': 'names the module for the reader',
   'probe.registration.reason': 'quoted when registration failed',
-  'coverage.removed_in': 'a release the write-up states, for the reader; no rule compares it with the case\'s kernel yet',
   'coverage.not_called_since': 'a release the write-up states, for the reader; no rule compares it with the case\'s kernel yet',
   'probe.per_instance_data': 'the binding actually used is ledger.identity',
   'concurrency.workers': 'an input of the caller model, summarised by estimated_max_overlap',

@@ -98,6 +98,10 @@ export function domainOf(field: string, known: ReadonlyMap<string, FactValue>): 
   // records may be any call's, the wider world; "true" only takes worlds away
   // (constraints/lost-records-were-eligible) or says what a short count already can.
   if (field === 'ledger.records_only_eligible') return [];
+  // A removal nobody reported bounds nothing either (coverage.target_removed is false without one):
+  // a completion that names one only adds a refused registration, which the registration result
+  // already offers, or contradicts a registered probe (constraints/removed-target-not-registered).
+  if (field === 'coverage.removed_in') return [];
   if (f.type === 'boolean') return [true, false];
   if (f.type === 'list') return [[], ['x.isra.0']];
   if (field.endsWith('.epoch')) return comparedLabels(known, ['probe.registration.epoch', 'counters.start.epoch', 'counters.end.epoch'], 'epoch-other');
