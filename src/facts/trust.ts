@@ -48,12 +48,17 @@ export const TRUST: readonly Derivation[] = [
   },
   {
     name: 'probe.registered', type: 'boolean', basis: 'Establish the probe’s actual scope',
-    description: 'the return probe was registered: the result says ok, or its own records, return hits or miss-counter rise prove it (a stated error wins over records)',
-    inputs: ['probe.registration.result', ...FIRED],
+    description: 'the return probe was registered: the result says ok, or its own records, return hits or miss-counter rise prove it (a stated error wins over records); not registered when nothing proves it and the target is one the kernel refuses a probe on (blacklisted, or removed before this kernel)',
+    inputs: ['probe.registration.result', ...FIRED, 'coverage.blacklisted', 'coverage.target_removed'],
     derive: (i) => {
       const r = str(i, 'probe.registration.result');
       if (r !== undefined) return r === 'ok';
-      return fired(i) ? true : undefined;
+      if (fired(i)) return true;
+      // register_kprobe refuses a blacklisted address (EINVAL) and a symbol the kernel lacks
+      // (ENOENT), kernel-facts.md: with no evidence of a registration, there was none. (Evidence
+      // of one beside such a target is the contradiction constraints/blacklisted-not-registered
+      // or constraints/removed-target-not-registered names.)
+      return bool(i, 'coverage.blacklisted') === true || bool(i, 'coverage.target_removed') === true ? false : undefined;
     },
   },
   {
