@@ -7,7 +7,7 @@ import { compileRules } from './verdict/verdict.js';
 
 export { loadCase, loadCases, updateCaseFile, expandCasePaths } from './case/load.js';
 export { parseCase, CASE_FORMAT, type LoadedCase } from './case/parse.js';
-export { caseSchema, caseJsonSchema, VERDICTS, CLAIM_KINDS, JUDGEMENTS, type Case, type VerdictId, type Judgement, type ClaimKind } from './case/schema.js';
+export { caseSchema, caseJsonSchema, VERDICTS, CLAIM_KINDS, CLAIM_SUBJECTS, JUDGEMENTS, type Case, type VerdictId, type Judgement, type ClaimKind, type ClaimSubject } from './case/schema.js';
 export { parseRuleFile } from './rules/parse.js';
 export { InputError } from './errors.js';
 export type { CaseVerdict, Finding, ClaimResult, Accounting } from './verdict/verdict.js';

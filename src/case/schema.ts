@@ -27,6 +27,13 @@ export { UNKNOWN, VERDICTS, type VerdictId };
 
 export const CLAIM_KINDS = ['function-stuck', 'deadlock', 'no-misses', 'maxactive-fixed-driver', 'latency-representative', 'other'] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
+/**
+ * Whom a claim is about when it is not the run whose evidence the case holds: `other-run`, another
+ * run of the same investigation (the adequate arm of an A/B, "with a larger pool there were no
+ * misses"). Absent: the case's own run.
+ */
+export const CLAIM_SUBJECTS = ['other-run'] as const;
+export type ClaimSubject = (typeof CLAIM_SUBJECTS)[number];
 export const JUDGEMENTS = ['supported', 'unsupported', 'overreach'] as const;
 export type Judgement = (typeof JUDGEMENTS)[number];
 
@@ -149,6 +156,7 @@ export const caseSchema = z
         observed_demand_high_water_at_ns: count('trace time (ns) of the record that first reached the demand high-water mark'),
         capacity_basis: maybe(z.enum(['caller-model', 'cpu-count', 'default']), 'what maxactive was sized from'),
         loss_follows_overlap: flag('an A/B comparison on the same probe: returns went missing in this run, and none did in a run that differed only in holding fewer calls inside the function at once or in a larger pool (the article\'s constrained and adequate fixture runs): this run\'s demand was above its pool'),
+        overlap_run_counter_level: flag('the other run of that A/B read its own miss counter (nmissed) and found it level: its "no misses" is counted, not judged from the output; only a "no misses" claim about that run reads it'),
         loss_until_reregistration: flag('the probe, registered and armed, went silent for good: from some point on no call reaching the target ran even its entry handler, and only a new registration (a module reload) brought it back: its pool had run dry and stayed dry (instances leaked, as by an entry handler that rejects calls before 3.2.6, or held by calls that never return), so each later call was a pool miss'),
       })
       .strict()
@@ -223,6 +231,7 @@ export const caseSchema = z
             kind: z.enum(CLAIM_KINDS).describe('what the write-up concluded'),
             text: z.string().optional().describe('the write-up\'s words'),
             at: z.string().optional().describe('where the claim was found in the write-up: "file:line:col"'),
+            subject: z.enum(CLAIM_SUBJECTS).optional().describe('whom the claim is about when not the run this case\'s evidence describes: other-run (another run of the investigation, such as the other arm of an A/B)'),
           })
           .strict(),
       )

@@ -29,7 +29,7 @@ export function toVerdictJson(v: CaseVerdict, extra: { hints?: readonly Hint[]; 
       ...(f.conflict ? { conflict: f.conflict } : {}),
     })),
     accounting: v.accounting,
-    claims: v.claims.map((c) => ({ kind: c.kind, judgement: c.judgement, rule: c.rule, because: c.because, ...(c.accepted !== undefined ? { accepted: c.accepted } : {}) })),
+    claims: v.claims.map((c) => ({ kind: c.kind, ...(c.subject !== undefined ? { subject: c.subject } : {}), judgement: c.judgement, rule: c.rule, because: c.because, ...(c.accepted !== undefined ? { accepted: c.accepted } : {}) })),
     missing: v.missing,
     possible: v.possible,
     decides: v.decides,

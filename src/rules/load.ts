@@ -7,6 +7,7 @@ import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedConstrain
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 import { defaultRulesDir } from './dir.js';
 import type { Question } from '../triage/question-set.js';
+import type { ClaimKind, ClaimSubject } from '../case/schema.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
 const NOT_RULES = new Set(['questions', 'lexicon']);
@@ -36,12 +37,20 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
   if (files.length === 0) throw new InputError({ file: dir }, 'a directory holding rule files (<section>/<rule>.yaml)', 'none');
   const parsed: AnyRule[] = [];
   const seen = new Map<string, string>();
+  // One claim rule per kind of claim and subject: claimRuleFor finds it.
+  const judges = new Map<string, string>();
   for (const rel of files) {
     const full = path.join(dir, rel);
     const rule = parseRuleFile(await readSmallFile(full, 'rule file'), rel, full);
     const prior = seen.get(rule.spec.id);
     if (prior) throw new InputError({ file: full, line: 1, col: 1 }, `a unique rule id (also in ${prior})`, rule.spec.id);
     seen.set(rule.spec.id, full);
+    if (rule.kind === 'claim') {
+      const key = `${rule.spec.claim} ${rule.spec.subject ?? ''}`;
+      const other = judges.get(key);
+      if (other) throw new InputError({ file: full, line: 1, col: 1 }, `one claim rule per kind of claim${rule.spec.subject ? ' and subject' : ''} (${other} judges these too)`, `claim: ${rule.spec.claim}${rule.spec.subject ? `, subject: ${rule.spec.subject}` : ''}`);
+      judges.set(key, full);
+    }
     parsed.push(rule);
   }
   return {
@@ -52,6 +61,15 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
     constraints: parsed.filter((r): r is ParsedConstraint => r.kind === 'constraint'),
     questions: await import('../triage/questions.js').then((m) => m.loadQuestions(path.join(dir, 'questions'))).then((q) => q.list, () => null),
   };
+}
+
+/**
+ * The rule that judges `claim`: the one for its kind and subject (a claim about another run is
+ * judged by the rule for that subject, never by the case's own evidence). Undefined when no rule
+ * judges it.
+ */
+export function claimRuleFor(set: Pick<RuleSet, 'claims'>, claim: { kind: ClaimKind; subject?: ClaimSubject }): ParsedClaimRule | undefined {
+  return set.claims.find((r) => r.spec.claim === claim.kind && r.spec.subject === claim.subject);
 }
 
 async function loadVerdicts(dir: string): Promise<VerdictPolicy> {

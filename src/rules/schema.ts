@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLAIM_KINDS, JUDGEMENTS, VERDICTS } from '../case/schema.js';
+import { CLAIM_KINDS, CLAIM_SUBJECTS, JUDGEMENTS, VERDICTS } from '../case/schema.js';
 
 /**
  * The rule formats, defined once. A rule file holds metadata (id, title, source, the sentences
@@ -56,6 +56,9 @@ export const claimRuleSchema = z
   .object({
     ...common,
     claim: z.enum(CLAIM_KINDS),
+    // Claims about another run (the case's claim `subject`) are judged by the rule for that
+    // subject; a rule without one judges claims about the case's own run.
+    subject: z.enum(CLAIM_SUBJECTS).optional(),
     judge: z
       .array(
         z

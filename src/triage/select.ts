@@ -4,6 +4,7 @@ import type { Rules } from '../index.js';
 import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
 import type { Question, QuestionSet } from './questions.js';
 import { getPath } from '../dotted.js';
+import { claimRuleFor } from '../rules/load.js';
 
 /**
  * Which question comes next. Pure over (case, its verdict, rules, questions): the facts worth
@@ -107,7 +108,7 @@ export async function planQuestions(c: Case, verdict: CaseVerdict, rules: Rules,
     const extra = { 'verdict.primary': verdict.verdict, 'findings.fired': verdict.findings.map((f) => f.rule) };
     const outcomes = await rules.claimRunner.run(facts, extra);
     for (const claim of c.claims) {
-      const rule = rules.set.claims.find((r) => r.spec.claim === claim.kind);
+      const rule = claimRuleFor(rules.set, claim);
       if (!rule) continue;
       for (let i = 0; i < rule.spec.judge.length; i++) {
         const o = outcomes.get(`${rule.spec.id}#${i}`);

@@ -1,9 +1,9 @@
-import type { Case, ClaimKind, Judgement, VerdictId } from '../case/schema.js';
+import type { Case, ClaimKind, ClaimSubject, Judgement, VerdictId } from '../case/schema.js';
 import { BASE_BY_NAME, caseFacts, factsOfValues, type Facts, type FactValue } from '../facts/facts.js';
 import { needsOfAll } from '../facts/derive.js';
 import { ConditionRunner, truth3, truthOf, type Outcome } from '../engine/evaluate.js';
 import type { ParsedConstraint } from '../rules/parse.js';
-import type { RuleSet } from '../rules/load.js';
+import { claimRuleFor, type RuleSet } from '../rules/load.js';
 import { choose } from './choose.js';
 import { SHIPPED_OBSERVER_ORDER, SHIPPED_VERDICT_RANK, rankIn } from './order.js';
 import { settle } from './worlds.js';
@@ -59,6 +59,8 @@ export interface NotApplied {
 export interface ClaimResult {
   kind: ClaimKind;
   text?: string;
+  /** The case claim's subject (other-run: about another run than the case's), when it has one. */
+  subject?: ClaimSubject;
   judgement: Judgement;
   rule: string;
   because: string;
@@ -374,8 +376,11 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
   const extra: Record<string, FactValue> = { 'verdict.primary': verdict, 'findings.fired': findings.map((f) => f.rule) };
   const outcomes = await compiled.claimRunner.run(facts, extra);
   return c.claims.map((claim) => {
-    const rule = compiled.set.claims.find((r) => r.spec.claim === claim.kind);
+    const rule = claimRuleFor(compiled.set, claim);
+    const subject = claim.subject !== undefined ? { subject: claim.subject } : {};
     if (!rule) {
+      // A claim about another run is never judged on this run's evidence.
+      if (claim.subject === 'other-run') return { kind: claim.kind, ...(claim.text ? { text: claim.text } : {}), ...subject, judgement: 'unsupported' as const, rule: 'claims/(other-run)', because: `The claim is about another run than the one this case's evidence describes, and no rule judges "${claim.kind}" claims about another run: check it against that run's own evidence.` };
       return { kind: claim.kind, ...(claim.text ? { text: claim.text } : {}), judgement: 'unsupported' as const, rule: 'claims/(none)', because: `No rule judges "${claim.kind}" claims, so nothing in the evidence supports it.` };
     }
     // Judgements are tried in order; one counts only when every judgement before it is false, so
@@ -390,6 +395,7 @@ async function judgeClaims(c: Case, compiled: CompiledRules, facts: Facts, verdi
     return {
       kind: claim.kind,
       ...(claim.text ? { text: claim.text } : {}),
+      ...subject,
       judgement: chosen.judgement,
       rule: rule.spec.id,
       because: because.text,

@@ -291,7 +291,7 @@ export function extractWriteup(text: string, file: string, lex: Lexicon): Extrac
     source: `write-up ${path.basename(file)} (${kind})`,
     ...data,
   };
-  if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}` }));
+  if (claims.length) c.claims = claims.map((x) => ({ kind: x.kind, text: x.text, at: `${file}:${x.line}:${x.col}`, ...(x.otherRun ? { subject: 'other-run' as const } : {}) }));
   if (Object.keys(provenance).length) c.provenance = provenance;
   if (builtCaseValid(c, values)) return { file, kind, facts, claims, notClaims, unknown, elsewhere, conflicts, case: c as Case };
   // Not valid: the whole schema says which field and why.

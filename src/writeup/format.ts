@@ -20,7 +20,7 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
   x.claims.forEach((c, i) => {
     const j = v.claims[i]?.judgement ?? '?';
     const style = j === 'supported' ? k.green : j === 'overreach' ? k.red : k.yellow;
-    out.push(`    ${loc(c.line, c.col)}  ${c.kind}  ${style(j)}`);
+    out.push(`    ${loc(c.line, c.col)}  ${c.kind}  ${style(j)}${c.otherRun ? k.dim('  [about another run, not the case\'s]') : ''}`);
     out.push(k.dim(wrap(`"${c.text}"`, 100, '      ')));
   });
   if (x.notClaims.length) {
@@ -65,7 +65,7 @@ export function formatWriteupJson(x: Extraction, v: CaseVerdict, base: Record<st
     writeup: {
       kind: x.kind,
       facts: x.facts.map((f) => ({ fact: f.path, value: f.value, at: at(f.line, f.col), text: f.text, origin: f.origin, via: f.via, ...(f.otherRun ? { subject: 'other-run' } : {}), ...(f.otherProbe !== undefined ? { subject: `other-probe:${f.otherProbe}` } : {}) })),
-      claims: x.claims.map((c, i) => ({ kind: c.kind, at: at(c.line, c.col), text: c.text, judgement: v.claims[i]?.judgement })),
+      claims: x.claims.map((c, i) => ({ kind: c.kind, at: at(c.line, c.col), text: c.text, ...(c.otherRun ? { subject: 'other-run' } : {}), judgement: v.claims[i]?.judgement })),
       not_claims: x.notClaims.map((n) => ({ kind: n.kind, at: at(n.line, n.col), reason: n.reason, text: n.text })),
       ...(x.unknown.length ? { unknown: x.unknown.map((u) => ({ fact: u.path, reason: u.reason, at: at(u.line, u.col), text: u.text })) } : {}),
       ...(x.elsewhere.length ? { elsewhere: x.elsewhere.map((e) => ({ ref: e.ref, asked: e.asked, at: at(e.line, e.col), text: e.text })) } : {}),

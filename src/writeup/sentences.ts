@@ -19,6 +19,8 @@ export interface WriteupClaim {
   line: number;
   col: number;
   origin: 'sentence' | 'explicit';
+  /** Said of another run than the case's (an A/B's other arm): its subject is other-run. */
+  otherRun?: true;
 }
 
 /** Words that matched a claim pattern but are not the author's claim, and why. */
@@ -261,6 +263,8 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
   };
 
   const facts: WriteupFact[] = [];
+  // Per sentence, where it starts telling another run's outcome (an A/B's adequate arm).
+  const otherRunFrom = new Map<number, number>();
   // Per sentence, computed once: whether it holds a quotation mark, and where it names a tool.
   const quoted: Array<boolean | undefined> = [];
   const hasQuotes = (i: number) => (quoted[i] ??= /["“‘]/.test(sentences[i]!.text));
@@ -346,6 +350,9 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
           if (owner !== undefined) f.about = owner;
         }
         record(i, f, start, end);
+        // An A/B's outcome told of the other run (a pattern that binds a pool to that run): what
+        // the sentence says from there on is about that run, claims too.
+        if (p.otherRunPool !== undefined && start < (otherRunFrom.get(i) ?? Infinity)) otherRunFrom.set(i, start);
       }
     });
   }
@@ -402,7 +409,9 @@ export function readProse(sentences: Sentence[], lex: Lexicon): { facts: Writeup
         if (reason === undefined) {
           const prior = found.get(i);
           if (!prior || pos.line < prior.line || (pos.line === prior.line && pos.col < prior.col)) {
-            found.set(i, { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' });
+            const claim: WriteupClaim = { kind: c.kind, text: s.text.length > 240 ? `${s.text.slice(0, 239)}…` : s.text, line: pos.line, col: pos.col, origin: 'sentence' };
+            if (start >= (otherRunFrom.get(i) ?? Infinity)) claim.otherRun = true;
+            found.set(i, claim);
           }
         } else if (!refused.has(i)) refused.set(i, { kind: c.kind, line: pos.line, col: pos.col, reason, text: m[0] });
       });

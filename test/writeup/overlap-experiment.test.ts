@@ -233,3 +233,68 @@ describe('what an overlap experiment decides', () => {
     expect(v.verdict).not.toBe('capacity-missed');
   });
 });
+
+// A claim told in the A/B's outcome is about the other run (the larger pool, the callers gone),
+// not the run whose evidence the case holds: bpftrace#1035's "kretprobe fired as expected (and
+// no nmissed events)" is the larger-pool run's. Judged against this run's 99 misses it read
+// "unsupported"; an expert calls it supported, since that run read the same counter. bcc#1250's
+// "no sample missing" with 50 was judged from the output, which the expert does not accept.
+describe('a claim about the A/B\'s other run', () => {
+  const BPFTRACE_1035 = [
+    'Attaching 1 probe...',
+    '',
+    'nmissed=99, maxactive=2',
+    '',
+    'If I increase `maxactive` manually (the last argument of `bpf_attach_kprobe`), kretprobe fired as expected (and no `nmissed` events).',
+    '',
+  ].join('\n');
+
+  it.each([
+    ['bpftrace#1035 (verbatim): the other run counted no misses', BPFTRACE_1035, true, 'supported'],
+    ['bcc#1250 (verbatim): the other run\'s "no sample missing" is judged from its output', BCC_1250, undefined, 'unsupported'],
+  ])('%s', async (_, text, counted, judgement) => {
+    const x = extractWriteup(`# excerpt\n\n${text}`, 'thread.md', lex);
+    expect(x.claims.map((c) => [c.kind, c.otherRun])).toEqual([['no-misses', true]]);
+    expect(x.case.claims?.[0]?.subject).toBe('other-run');
+    expect(at(x.case as unknown as Obj, 'concurrency.overlap_run_counter_level')).toBe(counted);
+    const v = await evaluateCase(x.case, rules);
+    expect(v.claims[0]).toMatchObject({ kind: 'no-misses', subject: 'other-run', rule: 'claims/no-misses-other-run', judgement });
+  });
+
+  it('a no-misses claim in a sentence of its own is this run\'s, judged on this run\'s counters', async () => {
+    const x = extractWriteup('# excerpt\n\nThe kprobe_profile row read 812 hits and 37 misses before and after: no misses at all, we concluded.\n\nWhen I bumped maxactive to 256 the return probe fired for every call.\n', 'thread.md', lex);
+    const own = x.claims.filter((c) => c.kind === 'no-misses');
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((c) => c.otherRun === undefined)).toBe(true);
+    expect(x.case.claims?.every((c) => c.subject === undefined)).toBe(true);
+  });
+
+  it.each([
+    ['a raised pool, and the count stayed level', 'After we bumped maxactive to 64 there were no more nmissed.\n', true],
+    ['a set pool and "no more nmissed"', 'With maxactive=64 there were no more nmissed events.\n', true],
+    ['a raise whose count stayed at 0', 'Increasing maxactive resolved the issue: nmissed stays at 0.\n', true],
+    ['one run with a pool, judged from its output', 'With maxactive 64, no samples are missing.\n', undefined],
+    ['a set pool with no "more": one run, not an A/B', 'With maxactive=64 there were no nmissed events.\n', undefined],
+    ['a raise that did not help', 'Increasing maxactive to 64 did not fix it; nmissed is still 12.\n', undefined],
+    ['a question', 'If I increase maxactive, would there be no more nmissed?\n', undefined],
+  ])('the other run\'s counter: %s', (_, text, counted) => {
+    expect(at(read(text), 'concurrency.overlap_run_counter_level')).toBe(counted);
+  });
+
+  // As cases: the subject, not the facts, picks the rule.
+  const RUN = 'kernel: { release: 6.12.95+deb12-amd64, possible_cpus: 4 }\nprobe: { interface: module, target: f, registration: { result: ok, epoch: e }, armed: true, maxactive: { requested: 2, effective: 2 } }\ncounters: { source: module-field, start: { epoch: e, nmissed: 0, kprobe_nmissed: 0 }, end: { epoch: e, nmissed: 99, kprobe_nmissed: 0 } }\n';
+  it.each([
+    ['this run\'s, against its 99 misses', '', 'concurrency: { loss_follows_overlap: true, overlap_run_counter_level: true }\n', 'claims/no-misses', 'unsupported'],
+    ['the other run\'s, counted level', 'subject: other-run, ', 'concurrency: { loss_follows_overlap: true, overlap_run_counter_level: true }\n', 'claims/no-misses-other-run', 'supported'],
+    ['the other run\'s, not counted', 'subject: other-run, ', 'concurrency: { loss_follows_overlap: true }\n', 'claims/no-misses-other-run', 'unsupported'],
+  ])('a no-misses claim %s', async (_, subject, concurrency, rule, judgement) => {
+    const v = await judge(`${RUN}${concurrency}claims: [{ kind: no-misses, ${subject}text: no misses }]\n`);
+    expect(v.claims[0]).toMatchObject({ rule, judgement });
+  });
+
+  it('a claim about another run with no rule for it is never judged on this run\'s evidence', async () => {
+    const v = await judge(`${RUN}claims: [{ kind: function-stuck, subject: other-run, text: it was stuck there }]\n`);
+    expect(v.claims[0]).toMatchObject({ rule: 'claims/(other-run)', judgement: 'unsupported', subject: 'other-run' });
+    expect(v.claims[0]!.because).toMatch(/another run/);
+  });
+});
