@@ -7,7 +7,6 @@ import { parseRuleFile, type AnyRule, type ParsedClaimRule, type ParsedConstrain
 import { parseVerdicts, type VerdictPolicy } from './verdicts.js';
 import { defaultRulesDir } from './dir.js';
 import type { Question } from '../triage/question-set.js';
-import type { ClaimKind, ClaimSubject } from '../case/schema.js';
 
 /** Folders under rules/ that hold something other than rules (the triage questions, the write-up lexicons). */
 const NOT_RULES = new Set(['questions', 'lexicon']);
@@ -61,15 +60,6 @@ export async function loadRules(dir: string = defaultRulesDir()): Promise<RuleSe
     constraints: parsed.filter((r): r is ParsedConstraint => r.kind === 'constraint'),
     questions: await import('../triage/questions.js').then((m) => m.loadQuestions(path.join(dir, 'questions'))).then((q) => q.list, () => null),
   };
-}
-
-/**
- * The rule that judges `claim`: the one for its kind and subject (a claim about another run is
- * judged by the rule for that subject, never by the case's own evidence). Undefined when no rule
- * judges it.
- */
-export function claimRuleFor(set: Pick<RuleSet, 'claims'>, claim: { kind: ClaimKind; subject?: ClaimSubject }): ParsedClaimRule | undefined {
-  return set.claims.find((r) => r.spec.claim === claim.kind && r.spec.subject === claim.subject);
 }
 
 async function loadVerdicts(dir: string): Promise<VerdictPolicy> {

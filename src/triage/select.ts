@@ -4,7 +4,7 @@ import type { Rules } from '../index.js';
 import { VERDICT_RANK, type CaseVerdict } from '../verdict/verdict.js';
 import type { Question, QuestionSet } from './questions.js';
 import { getPath } from '../dotted.js';
-import { claimRuleFor } from '../rules/load.js';
+import { claimRuleFor } from '../rules/claims.js';
 
 /**
  * Which question comes next. Pure over (case, its verdict, rules, questions): the facts worth

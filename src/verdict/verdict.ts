@@ -3,7 +3,8 @@ import { BASE_BY_NAME, caseFacts, factsOfValues, type Facts, type FactValue } fr
 import { needsOfAll } from '../facts/derive.js';
 import { ConditionRunner, truth3, truthOf, type Outcome } from '../engine/evaluate.js';
 import type { ParsedConstraint } from '../rules/parse.js';
-import { claimRuleFor, type RuleSet } from '../rules/load.js';
+import type { RuleSet } from '../rules/load.js';
+import { claimRuleFor } from '../rules/claims.js';
 import { choose } from './choose.js';
 import { SHIPPED_OBSERVER_ORDER, SHIPPED_VERDICT_RANK, rankIn } from './order.js';
 import { settle } from './worlds.js';

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimRuleFor, loadRules } from '../../src/rules/load.js';
+import { loadRules } from '../../src/rules/load.js';
+import { claimRuleFor } from '../../src/rules/claims.js';
 
 // Which rule judges a claim is decided in one place (claimRuleFor), by the claim's kind and
 // subject: a claim about another run (subject: other-run) is judged by that subject's rule only,
