@@ -5,7 +5,7 @@ import { CLAIM_KINDS, type ClaimKind } from '../case/schema.js';
 import { InputError } from '../errors.js';
 import { recordInput } from '../fsutil.js';
 import { defaultRulesDir } from '../rules/load.js';
-import { parseYaml, validateYaml } from '../yamlfile.js';
+import { nodeAt, parseYaml, positionOf, rangeStart, validateYaml, type YamlFile } from '../yamlfile.js';
 
 /**
  * The declared lexicons of rules/lexicon/: sentence fact patterns, claim patterns and the
@@ -16,6 +16,8 @@ const regex = z.string().min(1).refine((s) => { try { new RegExp(s, 'i'); return
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const factsFile = z.object({
+  // Named pieces of patterns, written once and used as {{name}} in `facts` patterns (withFragments).
+  fragments: z.record(z.string().regex(/^[a-z_]+$/, 'a fragment name of lower-case letters and _'), regex).optional(),
   facts: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, set: z.record(z.string(), scalar), implies: z.record(z.string(), scalar).optional(), quoted: z.boolean().optional(), names: z.boolean().optional(), probe: z.string().min(1).optional(), after: regex.optional(), other_run_pool: z.string().min(1).optional() }).strict()),
   unknown: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex, fact: z.string().min(1), reason: z.string().min(1) }).strict()).optional(),
   elsewhere: z.array(z.object({ id: z.string().min(1), needs: z.array(z.string().min(1)).optional(), pattern: regex }).strict()).optional(),
@@ -104,9 +106,39 @@ export function parseLexicon(t: LexiconTexts): Lexicon {
 /** Parse and validate the two lexicon files (positioned errors), without compiling them. Pure. */
 export function lexiconData(t: LexiconTexts): LexiconData {
   return {
-    f: validateYaml(factsFile, parseYaml(t.facts.text, t.facts.file, 'fact lexicon')),
+    f: validateYaml(factsFile, withFragments(parseYaml(t.facts.text, t.facts.file, 'fact lexicon'))),
     c: validateYaml(claimsFile, parseYaml(t.claims.text, t.claims.file, 'claim lexicon')),
   };
+}
+
+/**
+ * The fact lexicon with each `{{name}}` in a pattern of `facts` (its `pattern` and `after`)
+ * replaced by the fragment of that name (`fragments:`), so a list written once, such as the
+ * tracers that keep buffers of their own, is the same list in every pattern that reads it. A name
+ * no fragment has is an InputError at that pattern. Pure: a new value, the file's text unchanged.
+ */
+function withFragments(yaml: YamlFile): YamlFile {
+  const v = yaml.value as { fragments?: unknown; facts?: unknown } | null;
+  if (v === null || typeof v !== 'object' || !Array.isArray(v.facts)) return yaml;
+  const fragments = v.fragments !== null && typeof v.fragments === 'object' ? (v.fragments as Record<string, unknown>) : {};
+  const facts = v.facts.map((p: unknown, i: number) => {
+    if (p === null || typeof p !== 'object') return p;
+    const out = { ...(p as Record<string, unknown>) };
+    for (const key of ['pattern', 'after']) {
+      const text = out[key];
+      if (typeof text !== 'string' || !text.includes('{{')) continue;
+      out[key] = text.replace(/\{\{([^{}]*)\}\}/g, (_, name: string) => {
+        const f = fragments[name];
+        if (typeof f !== 'string') {
+          const { node } = nodeAt(yaml.doc, ['facts', i, key]);
+          throw new InputError({ file: yaml.file, ...positionOf(yaml.lines, rangeStart(node)) }, `a fragment declared under fragments: (${Object.keys(fragments).join(', ') || 'none'})`, `{{${name}}}`);
+        }
+        return f;
+      });
+    }
+    return out;
+  });
+  return { ...yaml, value: { ...v, facts } };
 }
 
 /** The lexicon of validated data: its patterns compiled. Pure. */

@@ -31,6 +31,25 @@ describe('the lexicon', () => {
     t.facts.text = t.facts.text.replace("pattern: '\\bmaxactive\\b(?:", "pattern: '\\bmaxactive\\b((?:");
     expect(() => parseLexicon(t)).toThrow(/facts\.yaml:\d+:\d+: expected facts\.1\.pattern: .*a valid regular expression/);
   });
+
+  // A list written once in `fragments:` is the same list in every pattern that reads it.
+  it('fills each {{name}} from fragments: the tracers list reaches every pattern that names it', async () => {
+    const t = await texts();
+    t.facts.text = t.facts.text.replace(/^(  tracers: ')/m, '$1strace|');
+    const lex = parseLexicon(t);
+    const readers = lex.facts.filter((f) => /\bstrace\|bpftrace\|/.test(f.re.source)).map((f) => f.id);
+    expect(readers).toEqual(['lost-events', 'lost-events-count', 'lost-records-tool']);
+    expect(lex.facts.some((f) => f.re.source.includes('{{'))).toBe(false);
+    // A new tracer in the list: its lost records are its own buffer's, in prose and in counts.
+    const c = extractWriteup('# t\n\nstrace printed that it lost 12 events.\n', 't.md', lex).case as unknown as { ledger?: Record<string, unknown> };
+    expect([c.ledger?.buffer_overruns, c.ledger?.lost_events]).toEqual([12, undefined]);
+  });
+
+  it('refuses a fragment no one declared, at the pattern that names it', async () => {
+    const t = await texts();
+    t.facts.text = t.facts.text.replace('(?:{{tracers}})\\b[^.;]{0,60})lost (?<v>', '(?:{{tracer}})\\b[^.;]{0,60})lost (?<v>');
+    expect(() => parseLexicon(t)).toThrow(/^facts\.yaml:\d+:\d+: expected a fragment declared under fragments: \(tracers\); got \{\{tracer\}\}$/);
+  });
 });
 
 describe('content sniffing', () => {
