@@ -215,11 +215,11 @@ export function sarifResults(v: CaseVerdict, rules: RuleSet, at: Locator, verdic
       ruleIndex: index.get(c.rule),
       kind: ok ? 'pass' : 'fail',
       level: ok ? 'none' : 'error',
-      message: { text: `${v.id}: claim ${c.kind}${c.text ? ` ("${c.text}")` : ''} is ${c.judgement}: ${c.because}` },
+      message: { text: `${v.id}: claim ${c.kind}${c.subject === 'other-run' ? ' (about another run)' : ''}${c.text ? ` ("${c.text}")` : ''} is ${c.judgement}: ${c.because}` },
       locations: location(at.claim(i)),
       partialFingerprints: fingerprint(fileKey, v.id, key, String(nth)),
       ...suppressed(c.accepted),
-      properties: { case: v.id, claim: c.kind, judgement: c.judgement },
+      properties: { case: v.id, claim: c.kind, ...(c.subject !== undefined ? { subject: c.subject } : {}), judgement: c.judgement },
     });
   });
   const primary = verdictRuleId(v.verdict);

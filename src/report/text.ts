@@ -82,7 +82,7 @@ function factsLine(f: Finding): string {
 function claimLine(c: ClaimResult, k: ChalkInstance): string {
   const style = c.judgement === 'supported' ? k.green : c.judgement === 'overreach' ? k.red : k.yellow;
   const quoted = c.text ? ` "${c.text}"` : '';
-  return `${style(c.judgement.padEnd(11))} ${c.kind}${quoted}`;
+  return `${style(c.judgement.padEnd(11))} ${c.kind}${c.subject === 'other-run' ? ' (about another run)' : ''}${quoted}`;
 }
 
 /** One case, as the audit prints it. */
