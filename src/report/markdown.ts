@@ -2,6 +2,7 @@ import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Hint } from './hints.js';
 import { formatAccounting, formatValue } from './text.js';
 import { sourceLink } from './sources.js';
+import { subjectNote } from './claims.js';
 
 /** Text from a case as Markdown text: its HTML shown, never rendered (as the HTML report escapes it). */
 export const markdownText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -42,7 +43,7 @@ export function markdownSection(v: CaseVerdict, hints: readonly Hint[] = []): st
   }
   if (v.not_applied?.length) out.push(`**Not applied until known:** ${v.not_applied.map((n) => `\`${n.rule}\` (${n.until.join(', ')})`).join('; ')}`, '');
   out.push(`**Accounting:** ${formatAccounting(v.accounting)}`, '');
-  for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${c.subject === 'other-run' ? ' (about another run)' : ''}${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${text(c.because)}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
+  for (const c of v.claims) out.push(`- Claim \`${c.kind}\`${subjectNote(c.subject)}${c.text ? ` ("${cell(c.text)}")` : ''}: **${c.judgement}** — ${text(c.because)}${c.accepted !== undefined ? ` *Accepted: ${cell(c.accepted)}*` : ''}`);
   if (v.missing.length) out.push('', `**Missing:** ${text(v.missing.join(', '))}`);
   if (v.possible.length > 1) out.push('', `**Still possible:** ${v.possible.map((p) => `\`${p}\``).join(', ')}`);
   if (hints.length) {

@@ -4,6 +4,7 @@ import type { RuleSet } from '../rules/load.js';
 import type { CaseVerdict, ClaimResult, Finding } from '../verdict/verdict.js';
 import type { Versions } from '../version.js';
 import { sourceLink } from './sources.js';
+import { subjectNote } from './claims.js';
 
 /** A position in an audited file (1-based). */
 export interface Position {
@@ -215,7 +216,7 @@ export function sarifResults(v: CaseVerdict, rules: RuleSet, at: Locator, verdic
       ruleIndex: index.get(c.rule),
       kind: ok ? 'pass' : 'fail',
       level: ok ? 'none' : 'error',
-      message: { text: `${v.id}: claim ${c.kind}${c.subject === 'other-run' ? ' (about another run)' : ''}${c.text ? ` ("${c.text}")` : ''} is ${c.judgement}: ${c.because}` },
+      message: { text: `${v.id}: claim ${c.kind}${subjectNote(c.subject)}${c.text ? ` ("${c.text}")` : ''} is ${c.judgement}: ${c.because}` },
       locations: location(at.claim(i)),
       partialFingerprints: fingerprint(fileKey, v.id, key, String(nth)),
       ...suppressed(c.accepted),

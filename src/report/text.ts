@@ -3,6 +3,7 @@ import { styler } from './colour.js';
 import type { VerdictId } from '../case/schema.js';
 import type { FactValue } from '../facts/facts.js';
 import type { Accounting, CaseVerdict, ClaimResult, Finding } from '../verdict/verdict.js';
+import { subjectNote } from './claims.js';
 
 /** Pure text rendering of verdicts. Colour is a parameter, decided at the edge. */
 export interface TextOptions {
@@ -82,7 +83,7 @@ function factsLine(f: Finding): string {
 function claimLine(c: ClaimResult, k: ChalkInstance): string {
   const style = c.judgement === 'supported' ? k.green : c.judgement === 'overreach' ? k.red : k.yellow;
   const quoted = c.text ? ` "${c.text}"` : '';
-  return `${style(c.judgement.padEnd(11))} ${c.kind}${c.subject === 'other-run' ? ' (about another run)' : ''}${quoted}`;
+  return `${style(c.judgement.padEnd(11))} ${c.kind}${subjectNote(c.subject)}${quoted}`;
 }
 
 /** One case, as the audit prints it. */

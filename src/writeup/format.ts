@@ -3,6 +3,7 @@ import type { Hint } from '../report/hints.js';
 import { formatValue, MISSING_SHOWN, moreMissing, wrap } from '../report/text.js';
 import type { CaseVerdict } from '../verdict/verdict.js';
 import type { Extraction } from './extract.js';
+import { subjectName } from '../report/claims.js';
 
 /** What `audit` adds for a write-up after the case report. Pure. */
 export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly Hint[], opts: { color: boolean; full?: boolean }): string {
@@ -20,7 +21,7 @@ export function formatWriteupText(x: Extraction, v: CaseVerdict, never: readonly
   x.claims.forEach((c, i) => {
     const j = v.claims[i]?.judgement ?? '?';
     const style = j === 'supported' ? k.green : j === 'overreach' ? k.red : k.yellow;
-    out.push(`    ${loc(c.line, c.col)}  ${c.kind}  ${style(j)}${c.otherRun ? k.dim('  [about another run, not the case\'s]') : ''}`);
+    out.push(`    ${loc(c.line, c.col)}  ${c.kind}  ${style(j)}${c.otherRun ? k.dim(`  [${subjectName('other-run')}, not the case's]`) : ''}`);
     out.push(k.dim(wrap(`"${c.text}"`, 100, '      ')));
   });
   if (x.notClaims.length) {
