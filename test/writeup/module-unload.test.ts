@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateCase, loadRules, type Rules } from '../../src/index.js';
-import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/index.js';
+import { describe, expect, it } from 'vitest';
+import { evaluateCase } from '../../src/index.js';
+import { at, excerptReader, type Obj } from './excerpt.js';
 
 // A module that prints its own kretprobe's nmissed when it is unloaded, told in prose rather than
 // pasted as the kernel sample's "Missed probing N instances" line: that count is the whole
@@ -9,15 +8,8 @@ import { extractWriteup, loadLexicon, type Lexicon } from '../../src/writeup/ind
 // started at 0 (kernel-facts.md §2; issue 20, silent 3: facts fixed by construction). Before, only
 // the end count was read: no start, no epoch, no interface, no source, so the rise was no delta.
 
-type Obj = Record<string, unknown>;
-const at = (c: Obj, p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Obj)[k] : undefined), c);
-let lex: Lexicon;
-let rules: Rules;
-beforeAll(async () => {
-  lex = await loadLexicon();
-  rules = await loadRules(path.resolve(import.meta.dirname, '../../rules'));
-});
-const read = (text: string) => extractWriteup(`# notes\n\n${text}`, 'notes.md', lex);
+const reader = excerptReader();
+const read = (text: string) => reader.extract(text);
 const FIELDS = ['counters.source', 'counters.start.nmissed', 'counters.start.kprobe_nmissed', 'counters.start.epoch', 'counters.end.epoch', 'probe.interface'];
 const FROM_ZERO = ['module-field', 0, 0, 'reg-1', 'reg-1', 'module'];
 
@@ -49,7 +41,7 @@ describe('a module\'s own nmissed printed at unload', () => {
 
   it('the rise is a delta within the registration, as for the sample\'s exit message', async () => {
     const x = read('Kernel 6.1.0-18-amd64. We loaded our kretprobe module on nfsd_dispatch with maxactive 16 and ran the copy.\n\nThe module prints rp.nmissed when it is unloaded: after the copy it printed nmissed=212 on rmmod.\n');
-    const v = await evaluateCase(x.case, rules);
+    const v = await evaluateCase(x.case, reader.rules());
     // 212 pool misses within the registration, and a probe that counted them was registered and
     // armed; whether they hid calls of the copy needs its ledger (counters/nmissed-rose), as for
     // nfsd-module-postmortem.md.
