@@ -882,7 +882,17 @@ function settleCase(set: RuleSet, base: ReadonlyMap<string, FactValue>, known: F
   SEARCH_STATS.ranking += w.evals - atRanking;
   scored.sort((a, b) => b.narrows - a.narrows || b.splits - a.splits || a.at - b.at);
   const decides = scored.map((x) => x.field);
+  // A field ranking did not judge (its budget ran out, or a value's short search did) may split
+  // the answer: it is kept, the fold's own list first, then the other fields the root reads, and
+  // the list is marked a superset. Only the fold's were kept before, so a field it did not list
+  // (an entry probe's count that only a constraint reads) was dropped while the list said exact.
   let kept = 0;
-  for (const f of fast.decides) if (!decides.includes(f) && !judged.has(f) && candidates.includes(f)) { decides.push(f); kept++; }
+  const keep = (f: string) => {
+    if (decides.includes(f) || judged.has(f) || !candidates.includes(f)) return;
+    decides.push(f);
+    kept++;
+  };
+  for (const f of fast.decides) keep(f);
+  for (const f of candidates) keep(f);
   return { verdict, possible, decides, exact: true, decidesExact: kept === 0 };
 }

@@ -106,3 +106,30 @@ describe('the counters line and the return event (issue 20, class 4)', () => {
     expect(domainOf('counters.event', unbound)).toEqual(['other-event', 'other-event-2']);
   });
 });
+
+// A case the oracle generated from c5-missing-pair-reset (test/oracle): an entry probe's count
+// (ledger.entry_events) is unknown, and one value of it (11, one hit more than the ledger's 10
+// entries) makes the case observer-gap where 10 leaves fully-observed possible. Ranking `decides`
+// ran out on that field and, since the fold does not list it (only a constraint reads it), dropped
+// it while calling the list exact. A field ranking did not judge is kept, and the list marked a
+// superset.
+const ENTRY_EVENTS_UNKNOWN = `kernel: {release: 6.12.95+deb12-amd64, arch: x86_64, possible_cpus: 4, preemption: true}
+probe: {interface: module, target: mydrv_submit, registration: {result: ok, epoch: load-2}, armed: true, maxactive: {requested: 16, effective: 16}, entry_handler: {present: true, can_filter: false}, handler: {may_sleep: false, blocking_locks: false, does_io: false, heavy_printk: false, bounded_storage: true}, event: other-event}
+coverage: {blacklisted: false, inlined_call_sites: none, clones: [], unusual_return: false}
+counters: {source: module-field, start: {epoch: load-2, nmissed: 2, hits: 3, recursion_misses: 17, kprobe_nmissed: 17}, end: {epoch: load-2, nmissed: 2, recursion_misses: 0, hits: 3}, event: other-event}
+ledger: {eligible: 10, identity: instance-data, entries: 10, returns: 10, filtered: 0, workload_quiesced: true, completed_without_return: 0, foreign_records: 0, lost_events: 0, buffer_overruns: 4, returns_without_entry: 3, printk_dropped: 3, in_flight_at_stop: 0, no_probe_evidence: 3}
+concurrency: {observed_demand_high_water: 2, recursion_depth: 17, observed_high_water: 5}
+fixture: {gated: true}
+`;
+
+describe('decides keeps what ranking could not judge', () => {
+  it('an unjudged field the fold does not list stays in decides, and the list says it is a superset', async () => {
+    const v = await judge(ENTRY_EVENTS_UNKNOWN);
+    expect(v.possible).toEqual(['observer-gap', 'fully-observed']);
+    // The field does split the answer: one of its values decides the case.
+    const split = await judge(ENTRY_EVENTS_UNKNOWN.replace('no_probe_evidence: 3}', 'no_probe_evidence: 3, entry_events: 11}'));
+    expect(split.verdict).toBe('observer-gap');
+    expect(v.decides).toEqual(expect.arrayContaining(['counters.end.kprobe_nmissed', 'ledger.entry_events']));
+    expect(v.decidesExact).toBe(false);
+  });
+});
